@@ -1,0 +1,31 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "imgprep",
+    products: [
+        .executable(name: "imgprep", targets: ["imgprep"]),
+        .library(name: "ImagePrep", targets: ["ImagePrep"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CHeif", path: "Sources/CHeif", pkgConfig: "libheif",
+            providers: [.apt(["libheif-dev"])]),
+        .systemLibrary(
+            name: "CExif", path: "Sources/CExif", pkgConfig: "libexif",
+            providers: [.apt(["libexif-dev"])]),
+        // Our own C: libjpeg and libpng report errors by exit()/longjmp, which Swift cannot catch,
+        // so every call into them goes through setjmp-guarded functions that return error codes.
+        .target(
+            name: "CImageCodecs", path: "Sources/CImageCodecs",
+            cSettings: [.unsafeFlags(["-I/usr/include/libpng16"]), .define("PNG_SETJMP_SUPPORTED")],
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16")]),
+        .target(
+            name: "ImagePrep", dependencies: ["CHeif", "CExif", "CImageCodecs"],
+            path: "Sources/ImagePrep"),
+        .executableTarget(name: "imgprep", dependencies: ["ImagePrep"], path: "Sources/imgprep"),
+        .testTarget(
+            name: "ImagePrepTests", dependencies: ["ImagePrep"], path: "Tests/ImagePrepTests"),
+    ],
+    swiftLanguageModes: [.v6]
+)
