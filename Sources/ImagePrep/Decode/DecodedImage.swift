@@ -1,0 +1,20 @@
+/// What a decoder hands to the rest of the pipeline.
+public struct DecodedImage: Sendable {
+    public var pixels: PixelBuffer
+    public var metadata: ImageMetadata
+    /// The transform still to apply to `pixels` (HEIF decoders apply irot/imir/clap themselves and say `.up`).
+    public var orientation: ExifOrientation
+    /// Sample depth of the source (8, 10, 12, 16) before it became 8-bit pixels.
+    public var sourceBitDepth: Int
+    /// Things that were wrong but did not stop decoding, as sentences.
+    public var warnings: [String]
+
+    public init(pixels: PixelBuffer, metadata: ImageMetadata, orientation: ExifOrientation,
+                sourceBitDepth: Int = 8, warnings: [String] = []) {
+        self.pixels = pixels
+        self.metadata = metadata
+        self.orientation = orientation
+        self.sourceBitDepth = sourceBitDepth
+        self.warnings = warnings
+    }
+}

@@ -1,0 +1,47 @@
+/// Decodes any input imgprep reads into upright-able 8-bit pixels plus metadata, choosing the
+/// decoder from the sniffed format (never from the file name).
+enum SourceDecoder {
+    static func decode(_ file: [UInt8], format: SniffedFormat, settings: ConversionSettings) throws -> DecodedImage {
+        switch format {
+        case .heif:
+            return try HeifDecoder(maxPixels: settings.maxPixels, decodingThreads: settings.threadsPerImage).decode(file)
+        case .jpeg:
+            return try decodeJPEG(file, settings: settings)
+        case .png:
+            return try decodePNG(file, settings: settings)
+        }
+    }
+
+    private static func decodeJPEG(_ file: [UInt8], settings: ConversionSettings) throws -> DecodedImage {
+        let (width, height) = try JPEGDecoder.dimensions(of: file)
+        try checkPixelCap(width: width, height: height, settings: settings)
+        var (metadata, warnings) = JPEGMarkers.metadata(in: file)
+        let orientation = metadata.exif.flatMap(Exif.orientation(in:)).map(ExifOrientation.init(exifValue:)) ?? .up
+        let denominator = shrinkOnLoad(width: width, height: height, maxDimension: settings.maxDimension)
+        let pixels = try JPEGDecoder.decode(file, scaleDenominator: denominator)
+        if metadata.exif == nil && metadata.xmp == nil && metadata.icc == nil { metadata = ImageMetadata() }
+        return DecodedImage(pixels: pixels, metadata: metadata, orientation: orientation, warnings: warnings)
+    }
+
+    private static func decodePNG(_ file: [UInt8], settings: ConversionSettings) throws -> DecodedImage {
+        let (pixels, metadata) = try PNGDecoder.decode(file, maxPixels: settings.maxPixels)
+        let orientation = metadata.exif.flatMap(Exif.orientation(in:)).map(ExifOrientation.init(exifValue:)) ?? .up
+        return DecodedImage(pixels: pixels, metadata: metadata, orientation: orientation)
+    }
+
+    static func checkPixelCap(width: Int, height: Int, settings: ConversionSettings) throws {
+        if width * height > settings.maxPixels {
+            throw ImagePrepError(.tooLarge,
+                "\(width)x\(height) is over the --max-pixels limit of \(settings.maxPixels) pixels")
+        }
+    }
+
+    /// libjpeg can decode at 1/2, 1/4 or 1/8 size almost for free. Like vipsthumbnail, keep at least
+    /// a factor of two for the final filter so the result stays sharp but not aliased.
+    static func shrinkOnLoad(width: Int, height: Int, maxDimension: Int?) -> Int {
+        guard let maxDimension, maxDimension > 0 else { return 1 }
+        let factor = Double(max(width, height)) / Double(maxDimension)
+        for denominator in [8, 4, 2] where factor / Double(denominator) >= 2 { return denominator }
+        return 1
+    }
+}

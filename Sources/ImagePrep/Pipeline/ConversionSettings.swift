@@ -1,0 +1,74 @@
+/// Everything that decides what one input becomes. One value serves a whole batch.
+public struct ConversionSettings: Sendable {
+    public var format: OutputFormat = .jpeg
+    /// JPEG quality, or the ceiling of the search when a budget is set.
+    public var quality: Int = 85
+    /// Long edge of the output; never enlarges.
+    public var maxDimension: Int?
+    /// What transparent pixels become in a JPEG.
+    public var background: RGBColor = .white
+    public var stripGPS = false
+    /// Drops EXIF and XMP; the ICC profile stays so colours do not change.
+    public var stripMetadata = false
+    public var jpeg = JPEGSettings()
+    public var pngCompressionLevel = 6
+    public var budget: ByteBudget?
+    /// Inputs with more pixels are refused before decoding.
+    public var maxPixels = 300_000_000
+    /// Threads one image may use (libheif tile decoding, resizing): more when few files are left.
+    public var threadsPerImage = 1
+
+    public init() {}
+}
+
+/// The byte ceiling for `compress` (and `convert --max-bytes`).
+public struct ByteBudget: Sendable {
+    public var maxBytes: Int
+    public var minQuality = 40
+    public var strategy: SearchStrategy = .binary
+    /// When even `minQuality` is over budget: shrink the image until it fits (true) or fail (false).
+    public var allowDownscale = true
+
+    public init(maxBytes: Int) { self.maxBytes = maxBytes }
+}
+
+public struct RGBColor: Sendable, Equatable {
+    public var red: UInt8, green: UInt8, blue: UInt8
+
+    public init(red: UInt8, green: UInt8, blue: UInt8) {
+        self.red = red
+        self.green = green
+        self.blue = blue
+    }
+
+    public static let white = RGBColor(red: 255, green: 255, blue: 255)
+    public static let black = RGBColor(red: 0, green: 0, blue: 0)
+
+    /// `white`, `black`, `#rrggbb` or `rrggbb`.
+    public init?(parsing text: String) {
+        switch text.lowercased() {
+        case "white": self = .white
+        case "black": self = .black
+        default:
+            let hex = text.hasPrefix("#") ? String(text.dropFirst()) : text
+            guard hex.count == 6, let value = UInt32(hex, radix: 16) else { return nil }
+            self.init(red: UInt8(value >> 16), green: UInt8(value >> 8 & 0xFF), blue: UInt8(value & 0xFF))
+        }
+    }
+}
+
+/// What came out of the pipeline for one input.
+public struct PreparedImage: Sendable {
+    public var bytes: [UInt8]
+    public var format: OutputFormat
+    public var width: Int
+    public var height: Int
+    /// The JPEG quality written (nil for PNG and for inputs passed through unchanged).
+    public var quality: Int?
+    /// How many encodes it took (0 when the input was passed through).
+    public var encodes: Int
+    /// The input already met every requirement and its bytes are passed through untouched.
+    public var passedThrough: Bool
+    /// Things the user should know: dropped metadata, downscaling to fit a budget.
+    public var warnings: [String]
+}

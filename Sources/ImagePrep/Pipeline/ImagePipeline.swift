@@ -1,0 +1,75 @@
+/// sniff → decode → orient → resize → encode (with the quality search), for one file in memory.
+/// Writing is the caller's job (see AtomicWriter), so the library never touches the file system here.
+public enum ImagePipeline {
+    public static func prepare(_ file: [UInt8], settings: ConversionSettings) throws -> PreparedImage {
+        let format = try FormatSniffer.sniff(file).get()
+        if let untouched = try passThrough(file, format: format, settings: settings) { return untouched }
+
+        let decoded = try SourceDecoder.decode(file, format: format, settings: settings)
+        var image = decoded.pixels
+        if decoded.orientation != .up { image = oriented(image, decoded.orientation) }
+        var warnings = decoded.warnings
+
+        // Target size from the full-size upright dimensions, so shrink-on-load does not change the rounding.
+        let (fullWidth, fullHeight) = fullSize(decoded, file: file, format: format)
+        if let maxDimension = settings.maxDimension {
+            let target = fittedSize(width: fullWidth, height: fullHeight, maxDimension: maxDimension)
+            if target.width != image.width || target.height != image.height {
+                image = resized(image, width: target.width, height: target.height)
+            }
+        }
+
+        switch settings.format {
+        case .png:
+            let metadata = OutputMetadata.prepare(decoded.metadata, for: .png, width: image.width,
+                                                  height: image.height, settings: settings, warnings: &warnings)
+            let bytes = try PNGEncoder.encode(image, metadata: metadata, compressionLevel: settings.pngCompressionLevel)
+            return PreparedImage(bytes: bytes, format: .png, width: image.width, height: image.height,
+                                 quality: nil, encodes: 1, passedThrough: false, warnings: warnings)
+        case .jpeg:
+            if image.hasAlpha { image = flattened(image, onto: settings.background) }
+            return try JPEGOutput.encode(image, metadata: decoded.metadata, settings: settings, warnings: warnings)
+        }
+    }
+
+    /// A JPEG already within budget that needs no resize, rotation or metadata change is left as it is:
+    /// re-encoding would only lose quality.
+    static func passThrough(_ file: [UInt8], format: SniffedFormat, settings: ConversionSettings) throws -> PreparedImage? {
+        guard format == .jpeg, settings.format == .jpeg, let budget = settings.budget, file.count <= budget.maxBytes
+        else { return nil }
+        let (width, height) = try JPEGDecoder.dimensions(of: file)
+        if let maxDimension = settings.maxDimension, max(width, height) > maxDimension { return nil }
+        let (metadata, _) = JPEGMarkers.metadata(in: file)
+        if let exif = metadata.exif, let orientation = Exif.orientation(in: exif), orientation != 1 { return nil }
+        if settings.stripMetadata && (metadata.exif != nil || metadata.xmp != nil) { return nil }
+        if settings.stripGPS && (metadata.exif.map(Exif.hasGPS) ?? false || metadata.xmp.map(XMP.hasGPS) ?? false) { return nil }
+        return PreparedImage(bytes: file, format: .jpeg, width: width, height: height, quality: nil,
+                             encodes: 0, passedThrough: true, warnings: [])
+    }
+
+    /// The upright size of the image at full resolution (before any shrink-on-load).
+    private static func fullSize(_ decoded: DecodedImage, file: [UInt8], format: SniffedFormat) -> (Int, Int) {
+        var width = decoded.pixels.width, height = decoded.pixels.height
+        if format == .jpeg, let header = try? JPEGDecoder.dimensions(of: file) { (width, height) = header }
+        return decoded.orientation.swapsDimensions ? (height, width) : (width, height)
+    }
+
+    /// Composites straight alpha over a solid colour: JPEG has no alpha.
+    static func flattened(_ image: PixelBuffer, onto background: RGBColor) -> PixelBuffer {
+        let count = image.width * image.height
+        var out = [UInt8](repeating: 0, count: count * 3)
+        let bg = [UInt32(background.red), UInt32(background.green), UInt32(background.blue)]
+        image.pixels.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                for i in 0..<count {
+                    let alpha = UInt32(src[i * 4 + 3])
+                    for c in 0..<3 {
+                        let value = UInt32(src[i * 4 + c]) * alpha + bg[c] * (255 - alpha)
+                        dst[i * 3 + c] = UInt8((value + 127) / 255)
+                    }
+                }
+            }
+        }
+        return PixelBuffer(width: image.width, height: image.height, channels: 3, pixels: out)
+    }
+}

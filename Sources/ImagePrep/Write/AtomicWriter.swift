@@ -1,0 +1,68 @@
+import Foundation
+
+/// Writes a whole file or nothing: the bytes go to a temporary file in the destination directory,
+/// which is then renamed over the destination. Readers never see a partial file under the real name.
+public enum AtomicWriter {
+    /// - Parameters:
+    ///   - permissionsFrom: copy this file's mode (for in-place replacement); otherwise 0644 less the umask.
+    ///   - modificationDate: set on the result before it becomes visible (`--preserve-mtime`).
+    public static func write(_ bytes: [UInt8], to path: String, permissionsFrom: String? = nil,
+                             modificationDate: Date? = nil) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        let name = (path as NSString).lastPathComponent
+        let directoryPath = directory.isEmpty ? "." : directory
+        try FileManager.default.createDirectory(atPath: directoryPath, withIntermediateDirectories: true)
+
+        var template = Array("\(directoryPath)/.\(name).imgprep-XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw ioError("cannot create a temporary file in \(directoryPath)") }
+        let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        var renamed = false
+        defer {
+            if !renamed { unlink(temporary) }
+        }
+        do {
+            defer { close(fd) }
+            try writeAll(fd, bytes)
+            var mode: mode_t = 0o666 & ~processUmask
+            if let source = permissionsFrom {
+                var info = stat()
+                if stat(source, &info) == 0 { mode = info.st_mode & 0o7777 }
+            }
+            fchmod(fd, mode)
+            if let modificationDate {
+                let seconds = modificationDate.timeIntervalSince1970
+                var times = [timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9)),
+                             timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))]
+                futimens(fd, &times)
+            }
+        }
+        guard rename(temporary, path) == 0 else { throw ioError("cannot write \(path)") }
+        renamed = true
+    }
+
+    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Foundation.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw ioError("cannot write the output")
+                }
+                offset += written
+            }
+        }
+    }
+
+    /// umask can only be read by setting it, so it is read once, before any worker writes.
+    private static let processUmask: mode_t = {
+        let mask = umask(0o022)
+        umask(mask)
+        return mask
+    }()
+
+    private static func ioError(_ what: String) -> ImagePrepError {
+        ImagePrepError(.io, "\(what): \(String(cString: strerror(errno)))")
+    }
+}

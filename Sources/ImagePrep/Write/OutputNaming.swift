@@ -1,0 +1,78 @@
+/// The output formats imgprep writes.
+public enum OutputFormat: String, Sendable, CaseIterable {
+    case jpeg, png
+
+    /// The extension outputs get (`IMG_1.HEIC` → `IMG_1.jpg`).
+    public var fileExtension: String { self == .jpeg ? "jpg" : "png" }
+}
+
+/// Where an input's output goes, decided from paths alone.
+public enum OutputNaming {
+    /// The output path for `input`: next to it with the new extension, or in `directory`, keeping the
+    /// input's path relative to `relativeTo` (the tree below a `-r` directory argument) when given.
+    public static func outputPath(for input: String, format: OutputFormat, directory: String?, relativeTo root: String? = nil) -> String {
+        let renamed = replacingExtension(of: input, with: format.fileExtension)
+        guard let directory else { return renamed }
+        var relative = lastComponent(of: renamed)
+        if let root, let sub = relativePath(of: renamed, under: root) { relative = sub }
+        return join(directory, relative)
+    }
+
+    public static func replacingExtension(of path: String, with ext: String) -> String {
+        let name = lastComponent(of: path)
+        let directoryPart = path.dropLast(name.count)
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return path + "." + ext }
+        return directoryPart + name[..<dot] + "." + ext
+    }
+
+    static func lastComponent(of path: String) -> String {
+        path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? path
+    }
+
+    static func relativePath(of path: String, under root: String) -> String? {
+        let prefix = root.hasSuffix("/") ? root : root + "/"
+        guard path.hasPrefix(prefix) else { return nil }
+        return String(path.dropFirst(prefix.count))
+    }
+
+    static func join(_ directory: String, _ name: String) -> String {
+        directory.hasSuffix("/") ? directory + name : directory + "/" + name
+    }
+
+    /// Groups inputs whose outputs collide with each other or with an input (the same path after
+    /// normalising `.` and `..`; the file system is assumed case-sensitive). Returns, per input index, why
+    /// it cannot be written; inputs absent from the result are fine.
+    public static func conflicts(inputs: [String], outputs: [String]) -> [Int: String] {
+        var problems: [Int: String] = [:]
+        let normalizedInputs = Set(inputs.map(normalize))
+        var byOutput: [String: [Int]] = [:]
+        for (index, output) in outputs.enumerated() { byOutput[normalize(output), default: []].append(index) }
+        for (output, indices) in byOutput {
+            if indices.count > 1 {
+                let others = indices.map { inputs[$0] }
+                for index in indices {
+                    let rest = others.filter { $0 != inputs[index] }
+                    problems[index] = "\(outputs[index]) would also be written from \(rest.joined(separator: ", ")); rename one or use separate output directories"
+                }
+            } else if let index = indices.first, normalizedInputs.contains(output) {
+                problems[index] = normalize(inputs[index]) == output
+                    ? "the output \(outputs[index]) would replace its own input; use -o DIR (or --in-place with compress)"
+                    : "the output \(outputs[index]) would replace another input"
+            }
+        }
+        return problems
+    }
+
+    /// Collapses `.`, `..` and repeated slashes, purely lexically.
+    public static func normalize(_ path: String) -> String {
+        let absolute = path.hasPrefix("/")
+        var parts: [Substring] = []
+        for part in path.split(separator: "/") {
+            if part == "." { continue }
+            if part == "..", let last = parts.last, last != ".." { parts.removeLast(); continue }
+            parts.append(part)
+        }
+        let joined = parts.joined(separator: "/")
+        return absolute ? "/" + joined : (joined.isEmpty ? "." : joined)
+    }
+}

@@ -1,0 +1,143 @@
+/// One option of a command. The same table drives parsing and `--help`, so they cannot disagree.
+struct OptionSpec {
+    var long: String
+    var short: Character?
+    /// The placeholder for the option's value in help (`N`, `DIR`); nil for a flag.
+    var valueName: String?
+    var help: String
+    var defaultValue: String?
+
+    static func flag(_ long: String, _ short: Character? = nil, _ help: String) -> OptionSpec {
+        OptionSpec(long: long, short: short, valueName: nil, help: help, defaultValue: nil)
+    }
+
+    static func value(_ long: String, _ short: Character? = nil, _ valueName: String, _ help: String,
+                      default defaultValue: String? = nil) -> OptionSpec {
+        OptionSpec(long: long, short: short, valueName: valueName, help: help, defaultValue: defaultValue)
+    }
+}
+
+struct CommandSpec {
+    var name: String
+    var abstract: String
+    var usage: String
+    var options: [OptionSpec]
+    var examples: [String]
+    var discussion: String = ""
+}
+
+/// A usage mistake: names the bad token and points to help. Exit status 2.
+struct UsageError: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// The parsed command line: options by long name (last value wins, flags present or not) and positionals.
+struct ParsedArguments {
+    private(set) var values: [String: String] = [:]
+    private(set) var flags: Set<String> = []
+    private(set) var positionals: [String] = []
+    let command: String
+
+    init(_ arguments: [String], spec: CommandSpec) throws {
+        command = spec.name
+        var index = 0
+        var optionsEnded = false
+        func lookup(_ token: String) throws -> OptionSpec {
+            let found: OptionSpec?
+            if token.hasPrefix("--") {
+                found = spec.options.first { $0.long == String(token.dropFirst(2)) }
+            } else {
+                found = spec.options.first { $0.short.map { "-\($0)" } == token }
+            }
+            guard let found else {
+                throw UsageError(description: "unknown option '\(token)' for '\(spec.name)'; see 'imgprep \(spec.name) --help'")
+            }
+            return found
+        }
+        while index < arguments.count {
+            let token = arguments[index]
+            index += 1
+            if optionsEnded || token == "-" || !token.hasPrefix("-") {
+                positionals.append(token)
+                continue
+            }
+            if token == "--" { optionsEnded = true; continue }
+            var name = token, inlineValue: String?
+            if token.hasPrefix("--"), let equals = token.firstIndex(of: "=") {
+                name = String(token[..<equals])
+                inlineValue = String(token[token.index(after: equals)...])
+            } else if !token.hasPrefix("--"), token.count > 2 {
+                // -j4 or -o out/: a short option with its value attached; or a bundle of short flags (-r0).
+                let first = try lookup(String(token.prefix(2)))
+                if first.valueName != nil {
+                    name = String(token.prefix(2))
+                    inlineValue = String(token.dropFirst(2))
+                } else {
+                    for letter in token.dropFirst() {
+                        let option = try lookup("-\(letter)")
+                        guard option.valueName == nil else {
+                            throw UsageError(description: "option '-\(letter)' in '\(token)' needs a value; give it separately; see 'imgprep \(spec.name) --help'")
+                        }
+                        flags.insert(option.long)
+                    }
+                    continue
+                }
+            }
+            let option = try lookup(name)
+            if option.valueName == nil {
+                guard inlineValue == nil else {
+                    throw UsageError(description: "option '\(name)' takes no value (got '\(token)'); see 'imgprep \(spec.name) --help'")
+                }
+                flags.insert(option.long)
+                continue
+            }
+            if let inlineValue {
+                values[option.long] = inlineValue
+            } else {
+                guard index < arguments.count else {
+                    throw UsageError(description: "option '\(name)' needs a value (\(option.valueName ?? "a value")); see 'imgprep \(spec.name) --help'")
+                }
+                values[option.long] = arguments[index]
+                index += 1
+            }
+        }
+    }
+
+    func has(_ flag: String) -> Bool { flags.contains(flag) }
+    func value(_ long: String) -> String? { values[long] }
+
+    /// Parses an option's value with `transform`, or reports the bad value.
+    func value<T>(_ long: String, as what: String, _ transform: (String) -> T?) throws -> T? {
+        guard let text = values[long] else { return nil }
+        guard let parsed = transform(text) else {
+            throw UsageError(description: "invalid value '\(text)' for '--\(long)': expected \(what); see 'imgprep \(command) --help'")
+        }
+        return parsed
+    }
+}
+
+enum HelpFormatter {
+    static func help(for spec: CommandSpec) -> String {
+        var lines = ["imgprep \(spec.name): \(spec.abstract)", "", "Usage: \(spec.usage)"]
+        if !spec.discussion.isEmpty { lines += ["", spec.discussion] }
+        lines += ["", "Options:"]
+        let labels = spec.options.map(label)
+        let width = min((labels.map(\.count).max() ?? 0) + 2, 34)
+        for (option, label) in zip(spec.options, labels) {
+            var help = option.help
+            if let defaultValue = option.defaultValue { help += " (default: \(defaultValue))" }
+            let padded = label.count + 2 <= width ? label.padding(toLength: width, withPad: " ", startingAt: 0)
+                                                  : label + "\n" + String(repeating: " ", count: width + 2)
+            lines.append("  " + padded + help)
+        }
+        if !spec.examples.isEmpty { lines += ["", "Examples:"] + spec.examples.map { "  " + $0 } }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private static func label(_ option: OptionSpec) -> String {
+        let names = (option.short.map { "-\($0), " } ?? "    ") + "--" + option.long
+        return option.valueName.map { names + " " + $0 } ?? names
+    }
+}
+
+import Foundation

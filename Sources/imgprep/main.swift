@@ -1,0 +1,59 @@
+import Foundation
+
+/// imgprep: parse the command line, run one command, exit with its status
+/// (0 all good, 1 some file failed, 2 usage error, 130 interrupted).
+let commands: [any Command.Type] = [ConvertCommand.self, CompressCommand.self, InfoCommand.self]
+let version = "0.1.0"
+
+let toolHelp = """
+imgprep \(version): prepare images for upload in batch
+
+Usage: imgprep COMMAND [options] FILE...
+
+Commands:
+\(commands.map { "  " + $0.spec.name.padding(toLength: 10, withPad: " ", startingAt: 0) + $0.spec.abstract }.joined(separator: "\n"))
+
+Run 'imgprep COMMAND --help' for a command's options.
+Exit status: 0 when no file failed, 1 when any file failed, 2 for usage errors, 130 when interrupted.
+
+"""
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("imgprep: \(message)\n".utf8))
+    exit(2)
+}
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+guard let first = arguments.first else {
+    FileHandle.standardError.write(Data(toolHelp.utf8))
+    exit(2)
+}
+switch first {
+case "-h", "--help", "help":
+    if arguments.count > 1, let command = commands.first(where: { $0.spec.name == arguments[1] }) {
+        print(HelpFormatter.help(for: command.spec), terminator: "")
+    } else {
+        print(toolHelp, terminator: "")
+    }
+    exit(0)
+case "--version", "-V":
+    print("imgprep \(version)")
+    exit(0)
+default:
+    break
+}
+guard let commandType = commands.first(where: { $0.spec.name == first }) else {
+    fail("unknown command '\(first)'; see 'imgprep --help'")
+}
+arguments.removeFirst()
+do {
+    let parsed = try ParsedArguments(arguments, spec: commandType.spec)
+    if parsed.has("help") {
+        print(HelpFormatter.help(for: commandType.spec), terminator: "")
+        exit(0)
+    }
+    let command = try commandType.init(parsed)
+    exit(await command.run())
+} catch {
+    fail("\(error)")
+}

@@ -1,0 +1,24 @@
+import Testing
+@testable import ImagePrep
+
+@Suite struct ByteSizeTests {
+    @Test(arguments: [
+        ("250000", 250_000), ("250000B", 250_000), ("250000b", 250_000), ("500KB", 500_000), ("500kb", 500_000),
+        ("1MB", 1_000_000), ("1mb", 1_000_000), ("1.5MB", 1_500_000), ("1KiB", 1024), ("1MiB", 1_048_576),
+        ("1mib", 1_048_576), ("0.5KiB", 512), ("2GB", 2_000_000_000), (" 300KB ", 300_000), ("300 KB", 300_000),
+    ])
+    func parsesUnits(text: String, bytes: Int) {
+        #expect(ByteSize.parse(text) == bytes)
+    }
+
+    @Test(arguments: ["", "MB", "1.2.3MB", "-5KB", "1e6", "5 megabytes", "1M", "1K", ".5MB", "0", "0.1B", "12XB"])
+    func rejectsEverythingElse(text: String) {
+        #expect(ByteSize.parse(text) == nil)
+    }
+
+    @Test func formatsForMessages() {
+        #expect(ByteSize.format(1_000_000) == "1 MB")
+        #expect(ByteSize.format(204_800) == "204.8 KB")
+        #expect(ByteSize.format(512) == "512 B")
+    }
+}

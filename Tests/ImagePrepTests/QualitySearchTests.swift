@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+@testable import ImagePrep
+
+/// A JPEG-like size curve: falls smoothly with the quantiser scale, steeper near the top.
+private func photoCurve(base: Double, exponent: Double) -> (Int) -> Int {
+    { q in Int(base * pow(quantizerScale(q), -exponent) * (1 + 0.002 * Double(q % 3))) }
+}
+
+private func run(_ size: @escaping (Int) -> Int, budget: Int, floor: Int = 40, ceiling: Int = 95,
+                 strategy: SearchStrategy = .binary) -> (SearchResult, [Int]) {
+    var tried: [Int] = []
+    let result = searchQuality(floor: floor, ceiling: ceiling, budget: budget, strategy: strategy) { q in
+        tried.append(q)
+        return [UInt8](repeating: 0, count: size(q))
+    }
+    return (result, tried)
+}
+
+@Suite struct QualitySearchTests {
+    @Test func binaryFindsTheHighestQualityThatFits() {
+        let size = photoCurve(base: 400_000, exponent: 0.8)
+        for budget in stride(from: 300_000, through: 3_000_000, by: 37_000) {
+            let (result, tried) = run(size, budget: budget)
+            #expect(Set(tried).count == tried.count, "a quality was encoded twice")
+            guard let fit = result.fit else {
+                #expect(size(40) > budget)
+                continue
+            }
+            #expect(fit.bytes.count <= budget)
+            #expect(fit.bytes.count == size(fit.quality))
+            if fit.quality < 95 { #expect(size(fit.quality + 1) > budget, "q+1 also fits at budget \(budget)") }
+        }
+    }
+
+    @Test func binaryNeedsFewEncodesOnSmoothCurves() {
+        var total = 0, runs = 0
+        for exponent in [0.6, 0.75, 0.9, 1.1] {
+            let size = photoCurve(base: 300_000, exponent: exponent)
+            for budget in stride(from: size(50), through: size(94), by: max(1, (size(94) - size(50)) / 25)) {
+                total += run(size, budget: budget).0.encodes
+                runs += 1
+            }
+        }
+        let average = Double(total) / Double(runs)
+        print("binary search: \(String(format: "%.2f", average)) encodes per image on \(runs) smooth curves")
+        #expect(average <= 4.0)
+    }
+
+    @Test func nonMonotonicCurveNeverOvershoots() {
+        // A bump like a 4:2:0 → 4:4:4 switch at 90, plus jitter.
+        let size: (Int) -> Int = { q in 200_000 + q * 8_000 + (q >= 90 ? 150_000 : 0) - (q % 4 == 0 ? 30_000 : 0) }
+        for budget in stride(from: 500_000, through: 1_300_000, by: 9_000) {
+            let (result, _) = run(size, budget: budget)
+            if let fit = result.fit {
+                #expect(fit.bytes.count <= budget)
+                if fit.quality < 95 { #expect(size(fit.quality + 1) > budget) }
+            }
+        }
+    }
+
+    @Test func ceilingThatFitsTakesOneEncode() {
+        let (result, tried) = run({ _ in 1000 }, budget: 5000)
+        #expect(result.fit?.quality == 95)
+        #expect(tried == [95])
+    }
+
+    @Test func nothingFitsReportsTheSmallestSize() {
+        let size = photoCurve(base: 900_000, exponent: 0.8)
+        let (result, tried) = run(size, budget: 10_000)
+        #expect(result.fit == nil)
+        #expect(tried.contains(40))
+        #expect(result.smallestSize == size(40))
+    }
+
+    @Test func stepSearchGoesDownFromTheCeiling() {
+        let size: (Int) -> Int = { q in q * 10_000 }
+        let (result, tried) = run(size, budget: 720_000, ceiling: 90, strategy: .step(5))
+        #expect(tried == [90, 85, 80, 75, 70])
+        #expect(result.fit?.quality == 70)
+        let (floorResult, floorTried) = run(size, budget: 10, floor: 42, ceiling: 50, strategy: .step(5))
+        #expect(floorTried == [50, 45, 42])
+        #expect(floorResult.fit == nil)
+    }
+}
