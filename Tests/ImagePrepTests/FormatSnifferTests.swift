@@ -21,7 +21,7 @@ private func ftyp(_ major: String, _ compatible: [String]) -> [UInt8] {
     }
 
     @Test(arguments: [
-        (ftyp("qt  ", ["qt  "]), "looks like a QuickTime movie (brand 'qt  ')"),
+        (ftyp("qt  ", ["qt  "]), "(looks like a QuickTime movie, brand 'qt  ')"),
         (ftyp("isom", ["isom", "mp41"]), "MP4"),
         (Array("RIFF\u{0}\u{0}\u{0}\u{0}WEBPVP8 ".utf8), "WebP"),
         (Array("<!DOCTYPE html><html>".utf8), "HTML"),

@@ -35,7 +35,7 @@ public enum FormatSniffer {
     }
 
     private static func notAnImage(_ looksLike: String, brand: String? = nil) -> ImagePrepError {
-        let brandNote = brand.map { " (brand '\($0)')" } ?? ""
+        let brandNote = brand.map { ", brand '\($0)'" } ?? ""
         return ImagePrepError(.notAnImage, "not an image imgprep reads (\(looksLike)\(brandNote))")
     }
 
