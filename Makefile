@@ -1,0 +1,54 @@
+# imgprep: build, test and demo on Debian 12 / Ubuntu.
+# CI runs `bash .ci/run` without a login shell, so /etc/profile.d/swift.sh (which appends
+# /opt/swift/usr/bin to PATH) is not read: fall back to the toolchain's absolute path.
+SWIFT ?= $(or $(shell command -v swift 2>/dev/null),$(wildcard /opt/swift/usr/bin/swift),swift)
+PREFIX ?= /usr/local
+TEST_FLAGS ?=
+BIN := .build/release/imgprep
+
+# Ubuntu (and its derivatives) name the libjpeg-turbo dev package differently from Debian.
+JPEG_DEV := $(shell grep -Eqs '^ID(_LIKE)?=.*ubuntu' /etc/os-release && echo libjpeg-turbo8-dev || echo libjpeg62-turbo-dev)
+DEPS := pkg-config libheif-dev libexif-dev $(JPEG_DEV) libpng-dev libheif-examples libimage-exiftool-perl imagemagick
+BENCH_DEPS := libvips-tools imagemagick libheif-examples jpegoptim time
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+
+# Install only the packages dpkg does not list as installed, so a prepared machine skips apt entirely.
+define apt_install
+	@missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:" $$missing; \
+	  $(SUDO) apt-get update -q && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
+	else echo "packages already installed: $(1)"; fi
+endef
+
+.PHONY: deps bench-deps build test demo fixtures bench install clean
+
+deps:
+	$(call apt_install,$(DEPS))
+
+bench-deps:
+	$(call apt_install,$(BENCH_DEPS))
+
+build:
+	$(SWIFT) build -c release
+
+test: deps
+	$(SWIFT) test $(TEST_FLAGS)
+
+# Converts the bundled good samples only; the broken ones live in Tests/Fixtures/bad/.
+demo: deps build
+	mkdir -p out
+	$(BIN) convert Tests/Fixtures/heic/*.heic --to jpeg -o out/
+
+fixtures: deps
+	bash scripts/make-fixtures.sh
+
+bench: bench-deps build
+	bash scripts/bench.sh
+
+install: build
+	install -D -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/imgprep
+
+clean:
+	rm -rf .build out

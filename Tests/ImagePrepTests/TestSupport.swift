@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+@testable import ImagePrep
+
+/// Paths and helpers shared by the tests that run the real tool and the real reference decoders.
+enum TestSupport {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let fixtures = packageRoot.appendingPathComponent("Tests/Fixtures")
+
+    /// The shared corpus of real photos (read-only, never copied into the repo), if this machine has it.
+    static let corpus: URL? = {
+        let candidates = [ProcessInfo.processInfo.environment["IMGPREP_CORPUS"],
+                          packageRoot.appendingPathComponent("../shared/corpus").standardized.path]
+        return candidates.compactMap { $0 }.map(URL.init(fileURLWithPath:))
+            .first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("MANIFEST.tsv").path) }
+    }()
+
+    /// The imgprep binary SwiftPM built next to the test bundle.
+    static let binary: String = {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("imgprep").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            directory.deleteLastPathComponent()
+        }
+        return packageRoot.appendingPathComponent(".build/debug/imgprep").path
+    }()
+
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Runs a program to completion; stdin is /dev/null unless `input` is given.
+    @discardableResult
+    static func run(_ executable: String, _ arguments: [String], input: Data? = nil, cwd: URL? = nil) throws -> Run {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/env")
+        process.arguments = executable.hasPrefix("/") ? arguments : [executable] + arguments
+        if let cwd { process.currentDirectoryURL = cwd }
+        let out = Pipe(), err = Pipe(), inPipe = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input == nil ? FileHandle.nullDevice : inPipe
+        try process.run()
+        if let input {
+            inPipe.fileHandleForWriting.write(input)
+            try inPipe.fileHandleForWriting.close()
+        }
+        // Read both pipes concurrently so a chatty child cannot block on a full pipe.
+        let group = DispatchGroup()
+        nonisolated(unsafe) var errData = Data()  // written by one queue, read after group.wait()
+        DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                   stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    static func imgprep(_ arguments: [String], input: Data? = nil, cwd: URL? = nil) throws -> Run {
+        try run(binary, arguments, input: input, cwd: cwd)
+    }
+
+    static func toolExists(_ name: String) -> Bool {
+        (try? run("sh", ["-c", "command -v \(name)"]).status) == 0
+    }
+
+    /// A fresh empty directory, removed by the caller's `defer`.
+    static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("imgprep-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// Every tag exiftool reads, keyed "Group:Tag", numeric values (`exiftool -j -n -G1 -a`).
+    static func exiftool(_ path: String, _ extra: [String] = []) throws -> [String: Any] {
+        let result = try run("exiftool", ["-j", "-n", "-G1", "-a"] + extra + [path])
+        let array = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]]
+        return array?.first ?? [:]
+    }
+
+    static func bytes(_ path: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    /// PSNR in dB between two RGB images of the same size (alpha ignored).
+    static func psnr(_ a: PixelBuffer, _ b: PixelBuffer) -> Double {
+        precondition(a.width == b.width && a.height == b.height, "sizes differ: \(a.width)x\(a.height) vs \(b.width)x\(b.height)")
+        var sum = 0.0
+        for i in 0..<(a.width * a.height) {
+            for c in 0..<3 {
+                let d = Double(a.pixels[i * a.channels + c]) - Double(b.pixels[i * b.channels + c])
+                sum += d * d
+            }
+        }
+        let mse = sum / Double(a.width * a.height * 3)
+        return mse == 0 ? 99 : 10 * log10(255 * 255 / mse)
+    }
+
+    /// Decodes a JPEG or PNG with our decoders (verified elsewhere against libjpeg/libpng behaviour).
+    static func decode(_ path: String) throws -> PixelBuffer {
+        let data = try bytes(path)
+        if data.starts(with: [0x89, 0x50]) { return try PNGDecoder.decode(data, maxPixels: Int.max).0 }
+        return try JPEGDecoder.decode(data, scaleDenominator: 1)
+    }
+}
