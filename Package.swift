@@ -18,7 +18,7 @@ let package = Package(
         // so every call into them goes through setjmp-guarded functions that return error codes.
         .target(
             name: "CImageCodecs", path: "Sources/CImageCodecs",
-            cSettings: [.unsafeFlags(["-I/usr/include/libpng16"]), .define("PNG_SETJMP_SUPPORTED")],
+            cSettings: [.unsafeFlags(["-I/usr/include/libpng16"])],
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16")]),
         .target(
             name: "ImagePrep", dependencies: ["CHeif", "CExif", "CImageCodecs"],

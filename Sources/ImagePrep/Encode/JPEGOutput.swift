@@ -3,7 +3,7 @@
 enum JPEGOutput {
     static func encode(_ upright: PixelBuffer, metadata source: ImageMetadata, settings: ConversionSettings,
                        warnings: [String]) throws -> PreparedImage {
-        let encoder = try JPEGEncoder()  // one compressor reused by every trial of this image
+        let encoder = JPEGEncoder()
         var warnings = warnings
         var image = upright
         var metadataWarnings: [String] = []

@@ -1,0 +1,126 @@
+/*
+ * CImageCodecs: setjmp-guarded calls into libjpeg(-turbo) and libpng.
+ *
+ * Both libraries report fatal errors by exit() or longjmp, which Swift cannot catch, so every
+ * entry point here catches them and returns 0 on success or nonzero on failure, with the
+ * library's message copied into the caller's `err` buffer (always NUL-terminated when
+ * errlen > 0). Nothing here prints to stdout or stderr.
+ *
+ * Pixels are 8 bits per sample, interleaved, rows tightly packed (row bytes = width * channels).
+ * Every buffer handed back is malloc'd and must be released with cic_free (or the matching
+ * *_free function for structs).
+ */
+#ifndef CIMAGECODECS_H
+#define CIMAGECODECS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Releases a buffer returned by any function below. NULL is allowed. */
+void cic_free(void *p);
+
+/* ---- JPEG ------------------------------------------------------------------------------- */
+
+/* Reads only the headers (up to the first SOS): image size and number of components.
+ * Cheap enough to check a pixel cap before decoding. */
+int cic_jpeg_read_header(const uint8_t *data, size_t size,
+                         int *width, int *height, int *components,
+                         char *err, size_t errlen);
+
+/* Decodes to 8-bit RGB (3 channels) whatever the source colour space (gray, YCbCr, RGB, CMYK,
+ * YCCK). scale_denom is 1, 2, 4 or 8: libjpeg's DCT scaling decodes straight to about
+ * 1/scale_denom of the size, which is much cheaper than decoding at full size then shrinking.
+ *
+ * Damaged data is an error, never grey fill: the decode fails if entropy-coded data is missing
+ * or corrupt, if a progressive file ends before every scan arrived, if a multi-scan sequential
+ * or arithmetic-coded file ends early at all (their completeness cannot be checked), or if
+ * arithmetic-coded data runs into a marker that cannot follow a scan. A file that only lacks
+ * its final EOI marker, or has junk between header segments, decodes.
+ * On success *pixels holds width * height * 3 bytes (free with cic_free). */
+int cic_jpeg_decode(const uint8_t *data, size_t size, int scale_denom,
+                    uint8_t **pixels, int *width, int *height,
+                    char *err, size_t errlen);
+
+typedef enum {
+    CIC_SUBSAMPLING_420 = 0,
+    CIC_SUBSAMPLING_422 = 1,
+    CIC_SUBSAMPLING_444 = 2
+} cic_subsampling;
+
+typedef struct {
+    int quality;            /* 1...100, libjpeg's scale */
+    cic_subsampling subsampling;
+    int optimize_coding;    /* nonzero: optimal Huffman tables (an extra pass, smaller file) */
+    int progressive;        /* nonzero: progressive scans (implies optimal Huffman tables) */
+    int write_jfif;         /* nonzero: write the JFIF APP0 header right after SOI */
+} cic_jpeg_options;
+
+/* One marker segment, written verbatim after SOI (and JFIF APP0) in the order given.
+ * length <= 65533 (the marker's length field is added by libjpeg). */
+typedef struct {
+    int marker;             /* e.g. 0xE1 for APP1 */
+    const uint8_t *data;
+    unsigned int length;
+} cic_jpeg_segment;
+
+/* Encodes width * height 8-bit RGB pixels (rows `stride` bytes apart; read in place, never
+ * copied). Stateless: keeping a compressor alive across encodes was measured to save nothing.
+ * On success *out holds *out_size bytes of JPEG (free with cic_free). */
+int cic_jpeg_encode(const uint8_t *rgb, int width, int height, size_t stride,
+                    const cic_jpeg_options *options,
+                    const cic_jpeg_segment *segments, size_t segment_count,
+                    uint8_t **out, size_t *out_size,
+                    char *err, size_t errlen);
+
+/* ---- PNG -------------------------------------------------------------------------------- */
+
+/* A decoded PNG. Buffers that are absent are NULL with size 0. */
+typedef struct {
+    uint8_t *pixels;        /* width * height * channels bytes */
+    int width;
+    int height;
+    int channels;           /* 3 (RGB) or 4 (RGBA, straight alpha) */
+    uint8_t *icc;           /* iCCP profile, decompressed */
+    size_t icc_size;
+    uint8_t *exif;          /* eXIf payload exactly as stored (may start with "Exif\0\0") */
+    size_t exif_size;
+    uint8_t *xmp;           /* text of the "XML:com.adobe.xmp" iTXt chunk */
+    size_t xmp_size;
+} cic_png_image;
+
+/* Decodes any PNG to 8-bit RGB or RGBA: palette expanded, gray to RGB, tRNS to alpha,
+ * 16-bit scaled to 8-bit with rounding, interlacing undone. Truncated or corrupt data is an
+ * error (libpng's message; warnings seen before the error are appended). On success the
+ * caller releases *image with cic_png_image_free. */
+int cic_png_decode(const uint8_t *data, size_t size, cic_png_image *image,
+                   char *err, size_t errlen);
+void cic_png_image_free(cic_png_image *image);
+
+/* What to write besides the pixels; NULL/0 fields are skipped. */
+typedef struct {
+    int compression_level;  /* zlib level 0...9 (6 is libpng's default) */
+    const uint8_t *icc;
+    size_t icc_size;
+    const char *icc_name;   /* NULL: "ICC Profile" */
+    const uint8_t *exif;    /* TIFF bytes, written as eXIf */
+    size_t exif_size;
+    const uint8_t *xmp;     /* XMP packet, written as uncompressed iTXt "XML:com.adobe.xmp" */
+    size_t xmp_size;
+} cic_png_options;
+
+/* Encodes 8-bit RGB (channels 3) or RGBA (channels 4), non-interlaced, with libpng's adaptive
+ * filtering. Metadata chunks go before IDAT. On success *out holds *out_size bytes. */
+int cic_png_encode(const uint8_t *pixels, int width, int height, int channels,
+                   const cic_png_options *options,
+                   uint8_t **out, size_t *out_size,
+                   char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CIMAGECODECS_H */

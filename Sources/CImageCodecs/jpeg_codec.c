@@ -1,0 +1,316 @@
+/* libjpeg(-turbo) behind setjmp: see CImageCodecs.h for the contract. */
+#include <stdio.h>   /* jpeglib.h needs FILE and size_t declared first */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <setjmp.h>
+#include <jpeglib.h>
+#include <jerror.h>
+
+#include "CImageCodecs.h"
+
+void cic_free(void *p) { free(p); }
+
+static int fail(char *err, size_t errlen, const char *message) {
+    if (err != NULL && errlen > 0) snprintf(err, errlen, "%s", message);
+    return 1;
+}
+
+/* ---- Errors and warnings ---------------------------------------------------------------- */
+
+enum phase { PHASE_HEADER, PHASE_DECODE };
+
+typedef struct {
+    struct jpeg_error_mgr pub;   /* first, so a j_common_ptr's err can be cast to this */
+    jmp_buf jump;
+    char message[JMSG_LENGTH_MAX];
+    /* Decoding only: libjpeg reports missing or damaged data as warnings and fills in grey,
+     * so the warnings are recorded here and judged once the pixels are read. */
+    enum phase phase;
+    int eof_in_header;
+    int eof_in_decode;
+    char eof_message[JMSG_LENGTH_MAX];
+    char corrupt_message[JMSG_LENGTH_MAX];   /* first damaged-data warning while decoding */
+} cic_jpeg_error;
+
+static void on_error_exit(j_common_ptr cinfo) {
+    cic_jpeg_error *e = (cic_jpeg_error *)cinfo->err;
+    cinfo->err->format_message(cinfo, e->message);
+    longjmp(e->jump, 1);
+}
+
+static void on_emit_message(j_common_ptr cinfo, int level) {
+    if (level != -1) return;   /* >= 0 are trace messages */
+    cic_jpeg_error *e = (cic_jpeg_error *)cinfo->err;
+    int code = cinfo->err->msg_code;
+    if (code == JWRN_JPEG_EOF) {
+        /* jpeg_mem_src then feeds a fake EOI, so decoding carries on with no data. */
+        if (e->phase == PHASE_HEADER) e->eof_in_header = 1;
+        else e->eof_in_decode = 1;
+        cinfo->err->format_message(cinfo, e->eof_message);
+    } else if (e->phase == PHASE_DECODE && code != JWRN_ADOBE_XFORM && code != JWRN_JFIF_MAJOR
+               && e->corrupt_message[0] == '\0') {
+        /* Everything else met while reading entropy-coded data means damaged data (bad Huffman
+         * code, data segment cut short, missing RST, junk inside the scans, bad progression).
+         * Junk between header segments (before the first SOS) is harmless and ignored. */
+        cinfo->err->format_message(cinfo, e->corrupt_message);
+    }
+}
+
+static void on_output_message(j_common_ptr cinfo) { (void)cinfo; /* never print */ }
+
+static struct jpeg_error_mgr *error_mgr_init(cic_jpeg_error *e) {
+    memset(e, 0, sizeof *e);
+    jpeg_std_error(&e->pub);
+    e->pub.error_exit = on_error_exit;
+    e->pub.emit_message = on_emit_message;
+    e->pub.output_message = on_output_message;
+    return &e->pub;
+}
+
+/* ---- Decoding --------------------------------------------------------------------------- */
+
+/* In progressive mode coef_bits[c][k] is the successive-approximation bit that coefficient k of
+ * component c has been refined to: -1 never sent, 0 complete. */
+static int progressive_scans_complete(j_decompress_ptr cinfo) {
+    if (cinfo->coef_bits == NULL) return 0;
+    for (int c = 0; c < cinfo->num_components; c++)
+        for (int k = 0; k < DCTSIZE2; k++)
+            if (cinfo->coef_bits[c][k] != 0) return 0;
+    return 1;
+}
+
+/* Markers that may follow a complete scan: EOI, tables, DRI, DNL, APPn, COM. */
+static int may_follow_scan(int marker) {
+    return marker == 0 || marker == JPEG_EOI || marker == 0xC4 || marker == 0xCC
+        || (marker >= 0xDB && marker <= 0xDD) || (marker >= JPEG_APP0 && marker <= JPEG_APP0 + 15)
+        || marker == JPEG_COM;
+}
+
+/* The message to fail with, or NULL when every pixel came from real data. */
+static const char *damage(j_decompress_ptr cinfo, cic_jpeg_error *e) {
+    if (e->eof_in_header) return e->eof_message;
+    if (e->corrupt_message[0] != '\0')
+        return e->eof_in_decode ? e->eof_message : e->corrupt_message;
+    /* Arithmetic-coded data may legally run into a marker (the decoder then supplies zeros), so
+     * data cut short only shows in which marker stopped it: a SOF, say, means damage. */
+    if (cinfo->arith_code && !may_follow_scan(cinfo->unread_marker)) {
+        snprintf(e->corrupt_message, sizeof e->corrupt_message,
+                 "Corrupt JPEG data: marker 0x%02x inside the compressed data", cinfo->unread_marker);
+        return e->corrupt_message;
+    }
+    if (!e->eof_in_decode) return NULL;
+    /* The file ended early but no data segment was cut short. For a single Huffman-coded scan
+     * that proves every block was decoded (the decoder warns JWRN_HIT_MARKER when it runs out
+     * of bits), so only EOI was missing. A progressive file must also have received every
+     * scan. Multi-scan sequential and arithmetic-coded files cannot be checked: refuse them. */
+    if (cinfo->progressive_mode) return progressive_scans_complete(cinfo) ? NULL : e->eof_message;
+    if (cinfo->arith_code || jpeg_has_multiple_scans(cinfo)) return e->eof_message;
+    return NULL;
+}
+
+int cic_jpeg_read_header(const uint8_t *data, size_t size,
+                         int *width, int *height, int *components,
+                         char *err, size_t errlen) {
+    struct jpeg_decompress_struct cinfo;
+    cic_jpeg_error jerr;
+    memset(&cinfo, 0, sizeof cinfo);
+    cinfo.err = error_mgr_init(&jerr);
+    if (setjmp(jerr.jump)) {
+        jpeg_destroy_decompress(&cinfo);
+        return fail(err, errlen, jerr.message);
+    }
+    jpeg_create_decompress(&cinfo);
+    jpeg_mem_src(&cinfo, data, (unsigned long)size);
+    jpeg_read_header(&cinfo, TRUE);
+    *width = (int)cinfo.image_width;
+    *height = (int)cinfo.image_height;
+    *components = cinfo.num_components;
+    jpeg_destroy_decompress(&cinfo);
+    return 0;
+}
+
+/* Adobe applications write CMYK inverted (0 = full ink); libjpeg hands samples over as stored. */
+static void cmyk_to_rgb(const JSAMPLE *cmyk, uint8_t *rgb, JDIMENSION width, int inverted) {
+    for (JDIMENSION x = 0; x < width; x++, cmyk += 4, rgb += 3) {
+        unsigned k = inverted ? cmyk[3] : 255u - cmyk[3];
+        for (int i = 0; i < 3; i++) {
+            unsigned c = inverted ? cmyk[i] : 255u - cmyk[i];
+            rgb[i] = (uint8_t)((c * k + 127) / 255);
+        }
+    }
+}
+
+int cic_jpeg_decode(const uint8_t *data, size_t size, int scale_denom,
+                    uint8_t **pixels, int *width, int *height,
+                    char *err, size_t errlen) {
+    struct jpeg_decompress_struct cinfo;
+    cic_jpeg_error jerr;
+    uint8_t *volatile buffer = NULL;   /* volatile: still read after a longjmp */
+
+    *pixels = NULL;
+    if (scale_denom != 1 && scale_denom != 2 && scale_denom != 4 && scale_denom != 8)
+        return fail(err, errlen, "scale denominator must be 1, 2, 4 or 8");
+    memset(&cinfo, 0, sizeof cinfo);
+    cinfo.err = error_mgr_init(&jerr);
+    if (setjmp(jerr.jump)) {
+        free(buffer);
+        jpeg_destroy_decompress(&cinfo);
+        return fail(err, errlen, jerr.message);
+    }
+    jpeg_create_decompress(&cinfo);
+    jpeg_mem_src(&cinfo, data, (unsigned long)size);
+    jpeg_read_header(&cinfo, TRUE);
+
+    jerr.phase = PHASE_DECODE;
+    cinfo.scale_num = 1;
+    cinfo.scale_denom = (unsigned)scale_denom;
+    cinfo.dct_method = JDCT_ISLOW;
+    int cmyk = cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK;
+    cinfo.out_color_space = cmyk ? JCS_CMYK : JCS_RGB;   /* libjpeg turns gray into RGB itself */
+    jpeg_start_decompress(&cinfo);   /* reads the whole file when it has several scans */
+
+    JDIMENSION w = cinfo.output_width, h = cinfo.output_height;
+    size_t row_bytes = (size_t)w * 3;
+    buffer = malloc(row_bytes * h);
+    if (buffer == NULL) {
+        jpeg_destroy_decompress(&cinfo);
+        return fail(err, errlen, "out of memory for the decoded pixels");
+    }
+    JSAMPARRAY cmyk_row = cmyk
+        ? (*cinfo.mem->alloc_sarray)((j_common_ptr)&cinfo, JPOOL_IMAGE, w * 4, 1) : NULL;
+    while (cinfo.output_scanline < h) {
+        uint8_t *row = buffer + row_bytes * cinfo.output_scanline;
+        if (cmyk) {
+            jpeg_read_scanlines(&cinfo, cmyk_row, 1);
+            cmyk_to_rgb(cmyk_row[0], row, w, cinfo.saw_Adobe_marker);
+        } else {
+            /* Straight into the output: as many rows as libjpeg will give per call. */
+            JSAMPROW rows[16];
+            JDIMENSION n = h - cinfo.output_scanline < 16 ? h - cinfo.output_scanline : 16;
+            for (JDIMENSION i = 0; i < n; i++) rows[i] = row + row_bytes * i;
+            jpeg_read_scanlines(&cinfo, rows, n);
+        }
+    }
+
+    /* Not jpeg_finish_decompress: what follows the last scanline (EOI, trailing data such as
+     * an Ultra HDR gain map) does not matter. */
+    const char *problem = damage(&cinfo, &jerr);
+    if (problem != NULL) {
+        fail(err, errlen, problem);
+        free(buffer);
+        jpeg_destroy_decompress(&cinfo);
+        return 1;
+    }
+    *pixels = buffer;
+    *width = (int)w;
+    *height = (int)h;
+    jpeg_destroy_decompress(&cinfo);
+    return 0;
+}
+
+/* ---- Encoding --------------------------------------------------------------------------- */
+
+/* A growable in-memory destination. Unlike jpeg_mem_dest's, its buffer stays reachable after
+ * an error, so it can be freed. */
+typedef struct {
+    struct jpeg_destination_mgr pub;
+    uint8_t *buffer;
+    size_t capacity;
+    size_t size;            /* set when the encode finishes */
+} growing_dest;
+
+static void dest_init(j_compress_ptr cinfo) {
+    growing_dest *dest = (growing_dest *)cinfo->dest;
+    /* A first guess of 1 byte per 8 pixels fits most q85 photos without growing. */
+    dest->capacity = (size_t)cinfo->image_width * cinfo->image_height / 8 + 65536;
+    dest->buffer = malloc(dest->capacity);
+    if (dest->buffer == NULL) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 0);
+    dest->pub.next_output_byte = dest->buffer;
+    dest->pub.free_in_buffer = dest->capacity;
+}
+
+static boolean dest_grow(j_compress_ptr cinfo) {
+    growing_dest *dest = (growing_dest *)cinfo->dest;
+    size_t used = dest->capacity;   /* called only when the buffer is full */
+    uint8_t *bigger = realloc(dest->buffer, used * 2);
+    if (bigger == NULL) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 1);
+    dest->buffer = bigger;
+    dest->capacity = used * 2;
+    dest->pub.next_output_byte = bigger + used;
+    dest->pub.free_in_buffer = dest->capacity - used;
+    return TRUE;
+}
+
+static void dest_term(j_compress_ptr cinfo) {
+    growing_dest *dest = (growing_dest *)cinfo->dest;
+    dest->size = dest->capacity - dest->pub.free_in_buffer;
+}
+
+int cic_jpeg_encode(const uint8_t *rgb, int width, int height, size_t stride,
+                    const cic_jpeg_options *options,
+                    const cic_jpeg_segment *segments, size_t segment_count,
+                    uint8_t **out, size_t *out_size,
+                    char *err, size_t errlen) {
+    *out = NULL;
+    *out_size = 0;
+    if (width <= 0 || height <= 0 || width > JPEG_MAX_DIMENSION || height > JPEG_MAX_DIMENSION)
+        return fail(err, errlen, "image size out of range for JPEG");
+    if (stride < (size_t)width * 3) return fail(err, errlen, "row stride shorter than a row");
+    if (options->quality < 1 || options->quality > 100)
+        return fail(err, errlen, "quality must be 1...100");
+
+    struct jpeg_compress_struct cinfo;
+    cic_jpeg_error jerr;
+    growing_dest dest;
+    memset(&cinfo, 0, sizeof cinfo);
+    memset(&dest, 0, sizeof dest);
+    cinfo.err = error_mgr_init(&jerr);
+    if (setjmp(jerr.jump)) {
+        jpeg_destroy_compress(&cinfo);
+        free(dest.buffer);
+        return fail(err, errlen, jerr.message);
+    }
+    jpeg_create_compress(&cinfo);
+    dest.pub.init_destination = dest_init;
+    dest.pub.empty_output_buffer = dest_grow;
+    dest.pub.term_destination = dest_term;
+    cinfo.dest = &dest.pub;
+
+    cinfo.image_width = (JDIMENSION)width;
+    cinfo.image_height = (JDIMENSION)height;
+    cinfo.input_components = 3;
+    cinfo.in_color_space = JCS_RGB;
+    jpeg_set_defaults(&cinfo);
+    jpeg_set_quality(&cinfo, options->quality, TRUE);
+    cinfo.dct_method = JDCT_ISLOW;
+    jpeg_component_info *luma = &cinfo.comp_info[0];   /* chroma stays 1x1 */
+    switch (options->subsampling) {
+    case CIC_SUBSAMPLING_444: luma->h_samp_factor = 1; luma->v_samp_factor = 1; break;
+    case CIC_SUBSAMPLING_422: luma->h_samp_factor = 2; luma->v_samp_factor = 1; break;
+    default:                  luma->h_samp_factor = 2; luma->v_samp_factor = 2; break;
+    }
+    cinfo.optimize_coding = options->optimize_coding ? TRUE : FALSE;
+    if (options->progressive) jpeg_simple_progression(&cinfo);
+    cinfo.write_JFIF_header = options->write_jfif ? TRUE : FALSE;
+
+    jpeg_start_compress(&cinfo, TRUE);
+    for (size_t i = 0; i < segment_count; i++)
+        jpeg_write_marker(&cinfo, segments[i].marker, segments[i].data, segments[i].length);
+    while (cinfo.next_scanline < cinfo.image_height) {
+        /* Rows straight from the caller's buffer, many per call. */
+        JSAMPROW rows[64];
+        JDIMENSION left = cinfo.image_height - cinfo.next_scanline;
+        JDIMENSION n = left < 64 ? left : 64;
+        for (JDIMENSION i = 0; i < n; i++)
+            rows[i] = (JSAMPROW)(rgb + stride * (cinfo.next_scanline + i));
+        jpeg_write_scanlines(&cinfo, rows, n);
+    }
+    jpeg_finish_compress(&cinfo);
+    jpeg_destroy_compress(&cinfo);
+
+    *out = dest.buffer;
+    *out_size = dest.size;
+    return 0;
+}
+

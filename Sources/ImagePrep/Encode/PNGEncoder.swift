@@ -1,0 +1,44 @@
+import CImageCodecs
+
+/// Encodes RGB or RGBA pixels to PNG with libpng, writing the metadata as iCCP, eXIf and an
+/// uncompressed iTXt "XML:com.adobe.xmp" chunk, all before the image data.
+public enum PNGEncoder {
+    /// `compressionLevel` is zlib's 0...9; libpng picks row filters adaptively.
+    /// libpng refuses an ICC profile that does not suit RGB data (a gray or CMYK profile, say):
+    /// that is thrown, so the caller decides whether to drop the profile and retry.
+    public static func encode(_ image: PixelBuffer, metadata: ImageMetadata,
+                              compressionLevel: Int = 6) throws -> [UInt8] {
+        precondition((0...9).contains(compressionLevel), "PNG compression level must be 0...9")
+        var output: UnsafeMutablePointer<UInt8>?
+        var outputSize = 0
+        defer { cic_free(output) }
+        try callCodec("libpng", kind: .unsupported) { err, errlen in
+            withBytes(metadata.icc) { icc in
+                withBytes(metadata.exif) { exif in
+                    withBytes(metadata.xmp) { xmp in
+                        var options = cic_png_options()
+                        options.compression_level = Int32(compressionLevel)
+                        options.icc = icc.baseAddress
+                        options.icc_size = icc.count
+                        options.exif = exif.baseAddress
+                        options.exif_size = exif.count
+                        options.xmp = xmp.baseAddress
+                        options.xmp_size = xmp.count
+                        return image.pixels.withUnsafeBufferPointer { pixels in
+                            cic_png_encode(pixels.baseAddress, Int32(image.width), Int32(image.height),
+                                           Int32(image.channels), &options, &output, &outputSize, err, errlen)
+                        }
+                    }
+                }
+            }
+        }
+        guard let output else { throw ImagePrepError.library("libpng", "encoder returned no data", kind: .unsupported) }
+        return Array(UnsafeBufferPointer(start: output, count: outputSize))
+    }
+
+    /// An absent block is an empty buffer (NULL pointer, count 0), which the C side skips.
+    private static func withBytes<R>(_ bytes: [UInt8]?, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        guard let bytes else { return body(UnsafeBufferPointer(start: nil, count: 0)) }
+        return bytes.withUnsafeBufferPointer(body)
+    }
+}

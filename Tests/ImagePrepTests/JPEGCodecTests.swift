@@ -1,0 +1,229 @@
+import Foundation
+import Testing
+@testable import ImagePrep
+
+/// Shared by the JPEG and PNG codec tests.
+enum CodecTestSupport {
+    /// A smooth colour gradient with a little texture, like a photo's sky.
+    static func gradient(width: Int, height: Int, channels: Int = 3) -> PixelBuffer {
+        var pixels = [UInt8]()
+        pixels.reserveCapacity(width * height * channels)
+        for y in 0..<height {
+            for x in 0..<width {
+                pixels += [UInt8(x * 255 / max(width - 1, 1)), UInt8(y * 255 / max(height - 1, 1)),
+                           UInt8((x + y) * 127 / max(width + height - 2, 1) + (x * y) % 3)]
+                if channels == 4 { pixels.append(UInt8((x * 7 + y * 13) % 256)) }
+            }
+        }
+        return PixelBuffer(width: width, height: height, channels: channels, pixels: pixels)
+    }
+
+    static func psnr(_ a: PixelBuffer, _ b: PixelBuffer) -> Double {
+        let squares = zip(a.pixels, b.pixels).reduce(0.0) { sum, pair in
+            let d = Double(pair.0) - Double(pair.1)
+            return sum + d * d
+        }
+        let mse = squares / Double(a.pixels.count)
+        return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
+    }
+
+    static func toolExists(_ name: String, versionFlag: String = "-version") -> Bool {
+        (try? run(name, [versionFlag]).status) == 0
+    }
+
+    /// Runs a command-line tool found on PATH; returns its exit status and standard output.
+    static func run(_ tool: String, _ arguments: [String]) throws -> (status: Int32, output: Data) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [tool] + arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, output)
+    }
+
+    static func temporaryFile(_ name: String) -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("imgprep-\(UUID().uuidString)-\(name)")
+    }
+
+    /// A little-endian TIFF with one IFD0 entry: Orientation (0x0112, SHORT) = `orientation`.
+    static func exifWithOrientation(_ orientation: UInt8) -> [UInt8] {
+        Array("II".utf8) + [42, 0, 8, 0, 0, 0]   // header, IFD0 at offset 8
+            + [1, 0]                             // one entry
+            + [0x12, 0x01, 3, 0, 1, 0, 0, 0, orientation, 0, 0, 0]
+            + [0, 0, 0, 0]                       // no next IFD
+    }
+
+    static func xmpPacket(rating: Int) -> [UInt8] {
+        Array("""
+        <?xpacket begin="\u{FEFF}" id="W5M0MpCehiHzreSzNTczkc9d"?>
+        <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+        <rdf:Description rdf:about="" xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmp:Rating="\(rating)"/>
+        </rdf:RDF></x:xmpmeta>
+        <?xpacket end="w"?>
+        """.utf8)
+    }
+
+    /// The Display P3 profile of a corpus photo, extracted at test time (not committed).
+    static func realICCProfile() throws -> [UInt8] {
+        let source = "/work/shared/corpus/jpeg/nuke__image-p3.jpg"
+        let result = try run("exiftool", ["-icc_profile", "-b", source])
+        return [UInt8](result.output)
+    }
+}
+
+@Suite struct JPEGCodecTests {
+    let encoder = JPEGEncoder()
+
+    @Test func highQualityRoundTripKeepsSizeAndDetail() throws {
+        let image = CodecTestSupport.gradient(width: 301, height: 203)
+        for settings in [JPEGSettings(), JPEGSettings(subsampling: .s444, optimizeHuffman: false),
+                         JPEGSettings(subsampling: .s422, progressive: true)] {
+            let jpeg = try encoder.encode(image, quality: 95, settings: settings)
+            let decoded = try JPEGDecoder.decode(jpeg)
+            #expect(decoded.width == 301 && decoded.height == 203 && decoded.channels == 3)
+            #expect(CodecTestSupport.psnr(image, decoded) > 40, "settings \(settings)")
+            let header = try JPEGDecoder.dimensions(of: jpeg)
+            #expect(header.width == 301 && header.height == 203)
+        }
+    }
+
+    @Test func scaledDecodeShrinksByTheDenominator() throws {
+        let jpeg = try encoder.encode(CodecTestSupport.gradient(width: 301, height: 203), quality: 80,
+                                      settings: JPEGSettings())
+        let quarter = try JPEGDecoder.decode(jpeg, scaleDenominator: 4)
+        #expect(quarter.width == 76 && quarter.height == 51)   // rounded up
+    }
+
+    @Test func optimizedHuffmanTablesMakeSmallerFiles() throws {
+        let image = CodecTestSupport.gradient(width: 256, height: 256)
+        let plain = try encoder.encode(image, quality: 85, settings: JPEGSettings(optimizeHuffman: false))
+        let optimized = try encoder.encode(image, quality: 85, settings: JPEGSettings(optimizeHuffman: true))
+        #expect(optimized.count < plain.count)
+    }
+
+    @Test(.enabled(if: CodecTestSupport.toolExists("exiftool", versionFlag: "-ver"), "exiftool is not installed"))
+    func exiftoolReadsBackEmbeddedMetadata() throws {
+        let icc = try CodecTestSupport.realICCProfile()
+        try #require(icc.count > 128, "could not extract the ICC profile from the corpus photo")
+        let metadata = ImageMetadata(exif: CodecTestSupport.exifWithOrientation(6),
+                                     xmp: CodecTestSupport.xmpPacket(rating: 4), icc: icc)
+        let jpeg = try encoder.encode(CodecTestSupport.gradient(width: 64, height: 48), quality: 90,
+                                      settings: JPEGSettings(), segments: JPEGSegment.segments(for: metadata))
+
+        let file = CodecTestSupport.temporaryFile("meta.jpg")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(jpeg).write(to: file)
+        let result = try CodecTestSupport.run("exiftool", ["-j", "-n", "-G1", "-a", file.path])
+        let json = try #require(try JSONSerialization.jsonObject(with: result.output) as? [[String: Any]])
+        let tags = try #require(json.first)
+        #expect(tags["IFD0:Orientation"] as? Int == 6)
+        #expect(tags["XMP-xmp:Rating"] as? Int == 4)
+        #expect(tags["ICC-header:ProfileClass"] as? String == "mntr")
+        #expect((tags["ICC_Profile:ProfileDescription"] as? String)?.contains("P3") == true)
+        #expect(tags["ExifTool:Warning"] == nil)
+
+        // And our own reader gets every byte back.
+        let (read, warnings) = JPEGMarkers.metadata(in: jpeg)
+        #expect(read == metadata)
+        #expect(warnings.isEmpty)
+    }
+
+    @Test func largeICCProfileIsSplitAndReassembledByteForByte() throws {
+        let profile = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8) }
+        let segments = JPEGSegment.segments(for: ImageMetadata(icc: profile))
+        #expect(segments.count == 4)
+        #expect(segments.allSatisfy { $0.marker == 0xE2 && $0.payload.count <= JPEGSegment.maxPayload })
+        let jpeg = try encoder.encode(CodecTestSupport.gradient(width: 16, height: 16), quality: 80,
+                                      settings: JPEGSettings(), segments: segments)
+        let (read, warnings) = JPEGMarkers.metadata(in: jpeg)
+        #expect(read.icc == profile)
+        #expect(warnings.isEmpty)
+
+        // Without its second chunk the profile must be dropped, not returned short.
+        let incomplete = try encoder.encode(CodecTestSupport.gradient(width: 16, height: 16), quality: 80,
+                                            settings: JPEGSettings(), segments: segments.enumerated().filter { $0.offset != 1 }.map(\.element))
+        let (damaged, damageWarnings) = JPEGMarkers.metadata(in: incomplete)
+        #expect(damaged.icc == nil)
+        #expect(damageWarnings.contains { $0.contains("ICC profile dropped") })
+    }
+
+    @Test func oversizedBlocksAreLeftOutOfTheSegments() {
+        let big = [UInt8](repeating: 0x20, count: 70_000)
+        let segments = JPEGSegment.segments(for: ImageMetadata(exif: big, xmp: big))
+        #expect(segments.isEmpty)
+    }
+
+    @Test func truncatedJPEGIsAnErrorNotGreyPixels() throws {
+        let jpeg = try encoder.encode(CodecTestSupport.gradient(width: 128, height: 128), quality: 90,
+                                      settings: JPEGSettings())
+        let half = Array(jpeg.prefix(jpeg.count / 2))
+        #expect {
+            try JPEGDecoder.decode(half)
+        } throws: { error in
+            (error as? ImagePrepError)?.description.contains("Premature end") == true
+        }
+        // A progressive file cut between scans has no damaged segment, only missing scans.
+        let progressive = try encoder.encode(CodecTestSupport.gradient(width: 128, height: 128), quality: 90,
+                                             settings: JPEGSettings(progressive: true))
+        let secondScan = try #require(Self.offsetsOfSOS(in: progressive).dropFirst().first)
+        #expect(throws: ImagePrepError.self) { try JPEGDecoder.decode(Array(progressive.prefix(secondScan))) }
+    }
+
+    @Test func missingEOIAloneStillDecodes() throws {
+        for settings in [JPEGSettings(), JPEGSettings(progressive: true)] {
+            let jpeg = try encoder.encode(CodecTestSupport.gradient(width: 64, height: 64), quality: 90,
+                                          settings: settings)
+            #expect(jpeg.suffix(2) == [0xFF, 0xD9])
+            let decoded = try JPEGDecoder.decode(Array(jpeg.dropLast(2)))
+            #expect(decoded == (try JPEGDecoder.decode(jpeg)))
+        }
+    }
+
+    @Test func garbageIsAnError() {
+        #expect(throws: ImagePrepError.self) { try JPEGDecoder.decode(Array("not a JPEG at all".utf8)) }
+        #expect(throws: ImagePrepError.self) { try JPEGDecoder.decode([]) }
+        #expect(throws: ImagePrepError.self) { try JPEGDecoder.dimensions(of: [0xFF, 0xD8, 0xFF]) }
+    }
+
+    @Test func randomMutationsNeverCrash() throws {
+        let metadata = ImageMetadata(exif: CodecTestSupport.exifWithOrientation(3), icc: [UInt8](repeating: 7, count: 300))
+        let jpeg = try encoder.encode(CodecTestSupport.gradient(width: 24, height: 24), quality: 75,
+                                      settings: JPEGSettings(), segments: JPEGSegment.segments(for: metadata))
+        var random = SplitMix64(seed: 42)
+        for _ in 0..<1000 {
+            var mutant = jpeg
+            for _ in 0...random.next(below: 4) {
+                mutant[random.next(below: mutant.count)] = UInt8(truncatingIfNeeded: random.next())
+            }
+            if random.next(below: 4) == 0 { mutant.removeLast(random.next(below: mutant.count)) }
+            _ = try? JPEGDecoder.decode(mutant)
+            _ = JPEGMarkers.metadata(in: mutant)
+        }
+        for length in 0..<300 {   // garbage after a valid SOI
+            let garbage = [0xFF, 0xD8] + (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            _ = JPEGMarkers.metadata(in: garbage)
+        }
+    }
+
+    static func offsetsOfSOS(in jpeg: [UInt8]) -> [Int] {
+        jpeg.indices.dropLast().filter { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xDA }
+    }
+}
+
+/// A tiny seeded generator, so a failing mutation can be reproduced.
+struct SplitMix64 {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func next(below bound: Int) -> Int { Int(next() % UInt64(bound)) }
+}
