@@ -9,9 +9,9 @@ enum TestSupport {
 
     /// The shared corpus of real photos (read-only, never copied into the repo), if this machine has it.
     static let corpus: URL? = {
-        let candidates = [ProcessInfo.processInfo.environment["IMGPREP_CORPUS"],
-                          packageRoot.appendingPathComponent("../shared/corpus").standardized.path]
-        return candidates.compactMap { $0 }.map(URL.init(fileURLWithPath:))
+        let candidates: [String?] = [ProcessInfo.processInfo.environment["IMGPREP_CORPUS"],
+                                     packageRoot.appendingPathComponent("../shared/corpus").standardized.path]
+        return candidates.compactMap { $0 }.map { URL(fileURLWithPath: $0) }
             .first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("MANIFEST.tsv").path) }
     }()
 
@@ -105,4 +105,18 @@ enum TestSupport {
         if data.starts(with: [0x89, 0x50]) { return try PNGDecoder.decode(data, maxPixels: Int.max).0 }
         return try JPEGDecoder.decode(data, scaleDenominator: 1)
     }
+}
+
+/// A tiny seeded generator, so a failing mutation can be reproduced.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func next(below bound: Int) -> Int { Int(next() % UInt64(bound)) }
 }

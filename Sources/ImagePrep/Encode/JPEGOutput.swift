@@ -51,7 +51,7 @@ enum JPEGOutput {
             let factor = min(0.95, (pictureBudget / pictureSize).squareRoot() * 0.97)
             let longEdge = max(16, Int(Double(max(image.width, image.height)) * factor))
             let target = fittedSize(width: upright.width, height: upright.height, maxDimension: longEdge)
-            image = resized(upright, width: target.width, height: target.height)
+            image = resized(upright, width: target.width, height: target.height, threads: settings.threadsPerImage)
         }
     }
 }

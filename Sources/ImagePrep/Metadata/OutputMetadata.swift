@@ -23,11 +23,15 @@ enum OutputMetadata {
             }
         }
         if let xmp = source.xmp {
-            let patched = XMP.patch(xmp, resetOrientation: true, stripGPS: settings.stripGPS)
-            if format == .jpeg && patched.count > maxJPEGXMPBytes {
-                warnings.append("dropped the XMP packet: \(patched.count) bytes do not fit one JPEG segment")
-            } else {
-                output.xmp = patched
+            do {
+                let patched = try XMP.patch(xmp, resetOrientation: true, stripGPS: settings.stripGPS)
+                if format == .jpeg && patched.count > maxJPEGXMPBytes {
+                    warnings.append("dropped the XMP packet: \(patched.count) bytes do not fit one JPEG segment")
+                } else {
+                    output.xmp = patched
+                }
+            } catch {
+                warnings.append("dropped the XMP packet: \(error)")
             }
         }
         return output

@@ -15,7 +15,7 @@ public enum ImagePipeline {
         if let maxDimension = settings.maxDimension {
             let target = fittedSize(width: fullWidth, height: fullHeight, maxDimension: maxDimension)
             if target.width != image.width || target.height != image.height {
-                image = resized(image, width: target.width, height: target.height)
+                image = resized(image, width: target.width, height: target.height, threads: settings.threadsPerImage)
             }
         }
 

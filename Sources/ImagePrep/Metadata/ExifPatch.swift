@@ -1,0 +1,171 @@
+/// What `Exif.patch` should change. Everything left nil or false stays as the source had it.
+public struct ExifPatchOptions: Sendable, Equatable {
+    /// New IFD0 Orientation, written only if the tag exists (a missing tag already means 1).
+    public var orientation: Int?
+    /// New ExifIFD PixelXDimension / PixelYDimension, written only if the tags exist.
+    public var pixelWidth: Int?
+    public var pixelHeight: Int?
+    /// Remove the GPS directory and zero every byte of it.
+    public var stripGPS: Bool
+    /// Largest acceptable block; the thumbnail is dropped to get under it (65527 for one JPEG APP1).
+    public var maxBytes: Int?
+
+    public init(orientation: Int? = nil, pixelWidth: Int? = nil, pixelHeight: Int? = nil,
+                stripGPS: Bool = false, maxBytes: Int? = nil) {
+        self.orientation = orientation
+        self.pixelWidth = pixelWidth
+        self.pixelHeight = pixelHeight
+        self.stripGPS = stripGPS
+        self.maxBytes = maxBytes
+    }
+}
+
+/// The patched TIFF block and what a user should be told about it.
+public struct ExifPatchResult: Sendable, Equatable {
+    public var tiff: [UInt8]
+    /// Plain sentences, e.g. "dropped the EXIF thumbnail to keep EXIF within 65527 bytes".
+    public var warnings: [String]
+}
+
+/// EXIF edited in place in the original TIFF block. Re-serialising EXIF (as libexif does) drops
+/// unknown tags and breaks MakerNote offsets, so every edit here keeps all other bytes where they were.
+public enum Exif {
+    /// The TIFF block inside a HEIF "Exif" item (4-byte big-endian offset, maybe "Exif\0\0"), or nil.
+    public static func tiff(fromHeifExifItem item: [UInt8]) -> [UInt8]? {
+        let exifPrefix: [UInt8] = Array("Exif\0\0".utf8)
+        func block(at start: Int) -> [UInt8]? {
+            guard start >= 0, start < item.count else { return nil }
+            if TIFFBlock.startsWithHeader(item[start...]) { return Array(item[start...]) }
+            if item[start...].starts(with: exifPrefix), TIFFBlock.startsWithHeader(item[(start + 6)...]) {
+                return Array(item[(start + 6)...])
+            }
+            return nil
+        }
+        if item.count >= 4 {
+            let offset = item[0..<4].reduce(0) { $0 << 8 | Int($1) }
+            if let found = block(at: 4 + offset) { return found }
+        }
+        // Some writers get the offset wrong or leave it out: take the first header near the start.
+        return (0..<min(64, item.count)).lazy.compactMap { block(at: $0) }.first
+    }
+
+    /// The raw IFD0 Orientation value (callers map values outside 1...8 to 1), or nil if absent or unreadable.
+    public static func orientation(in tiff: [UInt8]) -> Int? {
+        guard let block = try? TIFFBlock(tiff),
+              let ifd0 = try? block.directory(at: block.ifd0Offset, "IFD0"),
+              let entry = ifd0.entry(0x0112) else { return nil }
+        return (try? block.integers(entry))??.first
+    }
+
+    /// Whether IFD0 links a GPS directory; true also when the block is unreadable, since GPS cannot be ruled out.
+    public static func hasGPS(_ tiff: [UInt8]) -> Bool {
+        guard let block = try? TIFFBlock(tiff), let ifd0 = try? block.directory(at: block.ifd0Offset, "IFD0")
+        else { return true }
+        return ifd0.entry(TIFFBlock.gpsPointerTag) != nil
+    }
+
+    /// Applies `options` to a TIFF block in place; throws `.corrupt` for structures it cannot trust
+    /// and `.doesNotFit` when `maxBytes` cannot be met without dropping more than the thumbnail.
+    /// Only IFD0, its next-IFD (IFD1) and the fixed ExifIFD/GPS/Interop pointers are followed, never an
+    /// IFD chain, so a directory that points back at itself cannot make this loop.
+    public static func patch(_ tiff: [UInt8], options: ExifPatchOptions) throws -> ExifPatchResult {
+        var block = try TIFFBlock(tiff)
+        var warnings: [String] = []
+        let ifd0 = try block.directory(at: block.ifd0Offset, "IFD0")
+
+        if let orientation = options.orientation, let entry = ifd0.entry(0x0112) {
+            // A stale Orientation would make viewers rotate pixels that are already upright.
+            guard try block.setFirstInteger(orientation, of: entry) else {
+                throw TIFFBlock.malformed("Orientation is not a number that can hold \(orientation)")
+            }
+        }
+
+        if options.pixelWidth != nil || options.pixelHeight != nil,
+           let pointer = ifd0.entry(TIFFBlock.exifPointerTag) {
+            let exifIFD = try block.subdirectory(pointer, "ExifIFD")
+            for (tag, value, name) in [(0xA002, options.pixelWidth, "width"), (0xA003, options.pixelHeight, "height")] {
+                guard let value, let entry = exifIFD.entry(tag) else { continue }
+                if try !block.setFirstInteger(value, of: entry) {
+                    warnings.append("left the EXIF image \(name) unchanged because \(value) does not fit its field")
+                }
+            }
+        }
+
+        if options.stripGPS, let pointer = ifd0.entry(TIFFBlock.gpsPointerTag) {
+            try stripGPS(&block, ifd0: ifd0, pointer: pointer)
+        }
+
+        if let maxBytes = options.maxBytes, block.bytes.count > maxBytes {
+            if try dropThumbnail(&block) {
+                warnings.append("dropped the EXIF thumbnail to keep EXIF within \(maxBytes) bytes")
+            }
+            guard block.bytes.count <= maxBytes else {
+                throw ImagePrepError(.doesNotFit,
+                    "EXIF needs \(block.bytes.count) bytes without its thumbnail, more than the \(maxBytes) allowed")
+            }
+        }
+        return ExifPatchResult(tiff: block.bytes, warnings: warnings)
+    }
+
+    /// Unlinks the GPS directory from IFD0 and zeroes it together with every value it points to,
+    /// so no coordinate survives anywhere in the bytes.
+    private static func stripGPS(_ block: inout TIFFBlock, ifd0: TIFFDirectory, pointer: TIFFEntry) throws {
+        let gps = try block.subdirectory(pointer, "GPS IFD")
+        var doomed = [gps.byteRange]
+        for entry in gps.entries {
+            // An unknown type hides where its value is, and that value could be a coordinate.
+            guard let range = try block.valueRange(entry) else {
+                throw TIFFBlock.malformed("GPS tag 0x\(String(entry.tag, radix: 16)) has unknown type \(entry.type)")
+            }
+            doomed.append(range)
+        }
+        // Zeroing must not damage what stays, which a crafted pointer could otherwise arrange.
+        guard doomed.allSatisfy({ !$0.overlaps(ifd0.byteRange) }) else {
+            throw TIFFBlock.malformed("the GPS IFD overlaps IFD0")
+        }
+
+        // Remove the entry: shift later entries and the next-IFD pointer down by 12, zero the freed tail.
+        let start = pointer.position, end = ifd0.byteRange.upperBound
+        block.bytes.replaceSubrange(start..<end, with: block.bytes[(start + 12)..<end] + repeatElement(0, count: 12))
+        block.setU16(ifd0.entries.count - 1, at: ifd0.offset)
+        for range in doomed { block.bytes.replaceSubrange(range, with: repeatElement(0, count: range.count)) }
+    }
+
+    /// Unlinks IFD1 (the thumbnail) and truncates the block after the last structure still referenced.
+    /// Returns whether there was a thumbnail. Truncation only ever removes bytes nothing kept points to;
+    /// when the thumbnail sits before other data the block cannot shrink and the caller's size check fails.
+    private static func dropThumbnail(_ block: inout TIFFBlock) throws -> Bool {
+        let ifd0 = try block.directory(at: block.ifd0Offset, "IFD0")
+        let hadThumbnail = try block.u32(at: ifd0.nextPointerPosition) != 0
+        block.setU32(0, at: ifd0.nextPointerPosition)
+        if let end = try endOfKeptData(block, ifd0: ifd0), end < block.bytes.count {
+            block.bytes.removeSubrange(end...)
+        }
+        return hadThumbnail
+    }
+
+    /// The end of the last byte IFD0, ExifIFD, InteropIFD or the GPS IFD use, or nil if some value's
+    /// size is unknown. A MakerNote counts as its declared bytes; makers keep their data inside them.
+    private static func endOfKeptData(_ block: TIFFBlock, ifd0: TIFFDirectory) throws -> Int? {
+        var directories = [ifd0]
+        if let pointer = ifd0.entry(TIFFBlock.exifPointerTag) {
+            let exifIFD = try block.subdirectory(pointer, "ExifIFD")
+            directories.append(exifIFD)
+            if let interop = exifIFD.entry(TIFFBlock.interopPointerTag) {
+                directories.append(try block.subdirectory(interop, "InteropIFD"))
+            }
+        }
+        if let pointer = ifd0.entry(TIFFBlock.gpsPointerTag) {
+            directories.append(try block.subdirectory(pointer, "GPS IFD"))
+        }
+        var end = 8
+        for directory in directories {
+            end = max(end, directory.byteRange.upperBound)
+            for entry in directory.entries {
+                guard let range = try block.valueRange(entry) else { return nil }
+                end = max(end, range.upperBound)
+            }
+        }
+        return end
+    }
+}

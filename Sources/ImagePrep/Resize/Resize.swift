@@ -1,0 +1,317 @@
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Size whose long edge is exactly `maxDimension` with the aspect ratio kept (short edge rounded, at least 1); never enlarges.
+public func fittedSize(width: Int, height: Int, maxDimension: Int) -> (width: Int, height: Int) {
+    precondition(width > 0 && height > 0 && maxDimension > 0, "sizes must be positive")
+    let longEdge = max(width, height)
+    if longEdge <= maxDimension { return (width, height) }
+    // Integer round-half-up of edge * maxDimension / longEdge: the same short edge vipsthumbnail picks.
+    func fit(_ edge: Int) -> Int { max(1, (2 * edge * maxDimension + longEdge) / (2 * longEdge)) }
+    return (fit(width), fit(height))
+}
+
+/// Resamples `image` to exactly `width` x `height` the way libvips' vips_resize does: an integer box
+/// pre-shrink, then separable Lanczos3 on gamma-encoded values (alpha premultiplied); `threads` > 1
+/// splits the work into bands of rows.
+public func resized(_ image: PixelBuffer, width: Int, height: Int, threads: Int = 1) -> PixelBuffer {
+    precondition(width > 0 && height > 0, "output size must be positive")
+    // Like libvips (its "gap" of 2), box-average away all but the last 2x-3x of the reduction:
+    // far cheaper than a very wide Lanczos kernel and visually the same.
+    let boxX = max(1, image.width / (2 * width))
+    let boxY = max(1, image.height / (2 * height))
+    let source = boxX > 1 || boxY > 1 ? boxShrunk(image, boxX: boxX, boxY: boxY, threads: threads) : image
+    if source.width == width && source.height == height { return source }
+
+    // A size from fittedSize has a rounded short edge; scaling both axes by the long edge's exact
+    // factor (centred, as libvips does) keeps the aspect ratio exact instead of stretching by the rounding.
+    var xScale = Double(image.width) / Double(width), yScale = Double(image.height) / Double(height)
+    if width >= height, Int((Double(image.height) / xScale).rounded()) == height {
+        yScale = xScale
+    } else if height > width, Int((Double(image.width) / yScale).rounded()) == width {
+        xScale = yScale
+    }
+    let xTaps = FilterTaps(inputSize: source.width, outputSize: width,
+                           scale: xScale / Double(boxX), span: Double(image.width) / Double(boxX))
+    let yTaps = FilterTaps(inputSize: source.height, outputSize: height,
+                           scale: yScale / Double(boxY), span: Double(image.height) / Double(boxY))
+    let channels = source.channels
+    let pixels = [UInt8](unsafeUninitializedCapacity: width * height * channels) { out, count in
+        let output = SharedPointer(out.baseAddress!)
+        source.pixels.withUnsafeBufferPointer { src in
+            let input = SharedPointer(UnsafeMutablePointer(mutating: src.baseAddress!))
+            inBands(of: height, threads: threads) { rows in
+                lanczosRows(rows, input: input.pointer, inputWidth: source.width, channels: channels,
+                            output: output.pointer, outputWidth: width, xTaps: xTaps, yTaps: yTaps)
+            }
+        }
+        count = width * height * channels
+    }
+    return PixelBuffer(width: width, height: height, channels: channels, pixels: pixels)
+}
+
+/// Lanczos3 weights for one axis: output pixel `i` is the weighted sum of input pixels
+/// `starts[i] ..< starts[i] + count` with `weights[i * count ..< (i + 1) * count]`.
+private struct FilterTaps: Sendable {
+    let count: Int
+    let starts: [Int]
+    let weights: [Float]
+
+    /// `scale` is input pixels per output pixel and `span` the input extent being mapped, both
+    /// exact (the box pre-shrink's rounded-up `inputSize` is not).
+    init(inputSize: Int, outputSize: Int, scale: Double, span: Double) {
+        // When reducing, the kernel is stretched so it spans 3 output pixels each side.
+        let stretch = max(scale, 1)
+        let support = 3 * stretch
+        let count = min(2 * Int(support.rounded(.up)) + 1, inputSize)
+        var starts = [Int](repeating: 0, count: outputSize)
+        var weights = [Float](repeating: 0, count: outputSize * count)
+        var window = [Double](repeating: 0, count: count)
+        for i in 0..<outputSize {
+            // Output pixel i covers input [i * scale, (i + 1) * scale), shifted so that the output
+            // and the input span share their centre; `centre` is in input pixel-index units.
+            let centre = (Double(i) + 0.5) * scale - 0.5 - (Double(outputSize) * scale - span) / 2
+            let start = min(max(Int(centre.rounded(.down)) - count / 2, 0), inputSize - count)
+            for k in window.indices { window[k] = 0 }
+            var sum = 0.0
+            let first = Int((centre - support).rounded(.down)) + 1
+            let last = Int((centre + support).rounded(.up)) - 1
+            for p in first...last {
+                let w = lanczos3((Double(p) - centre) / stretch)
+                // Taps beyond the edge repeat the edge pixel (libvips 8.14 extends by copying).
+                window[min(max(p, 0), inputSize - 1) - start] += w
+                sum += w
+            }
+            starts[i] = start
+            for k in 0..<count { weights[i * count + k] = Float(window[k] / sum) }
+        }
+        self.count = count
+        self.starts = starts
+        self.weights = weights
+    }
+}
+
+private func lanczos3(_ x: Double) -> Double {
+    if x == 0 { return 1 }
+    if abs(x) >= 3 { return 0 }
+    let px = Double.pi * x
+    return 3 * sin(px) * sin(px / 3) / (px * px)
+}
+
+/// Produces output rows `rows`: for each, a vertical pass over the contributing input rows into a
+/// float row (which stays in cache), then a horizontal pass from that row into the output.
+private func lanczosRows(_ rows: Range<Int>, input: UnsafeMutablePointer<UInt8>, inputWidth: Int, channels: Int,
+                         output: UnsafeMutablePointer<UInt8>, outputWidth: Int,
+                         xTaps: FilterTaps, yTaps: FilterTaps) {
+    let rowLength = inputWidth * channels
+    // One spare float so the horizontal pass can load an RGB pixel as 4 floats.
+    let line = UnsafeMutablePointer<Float>.allocate(capacity: rowLength + 1)
+    defer { line.deallocate() }
+    line[rowLength] = 0
+    xTaps.weights.withUnsafeBufferPointer { xWeights in
+        yTaps.weights.withUnsafeBufferPointer { yWeights in
+            xTaps.starts.withUnsafeBufferPointer { xStarts in
+                for y in rows {
+                    let firstRow = input + yTaps.starts[y] * rowLength
+                    let weights = yWeights.baseAddress! + y * yTaps.count
+                    if channels == 4 {
+                        verticalPremultiplied(firstRow, rowLength: rowLength, weights: weights, count: yTaps.count, into: line)
+                    } else {
+                        vertical(firstRow, rowLength: rowLength, weights: weights, count: yTaps.count, into: line)
+                    }
+                    horizontal(line, channels: channels, into: output + y * outputWidth * channels, width: outputWidth,
+                               starts: xStarts.baseAddress!, weights: xWeights.baseAddress!, count: xTaps.count)
+                }
+            }
+        }
+    }
+}
+
+/// `line[i] = Σ weights[k] * row_k[i]`; simple element loops so the compiler vectorizes them.
+private func vertical(_ firstRow: UnsafePointer<UInt8>, rowLength: Int, weights: UnsafePointer<Float>, count: Int,
+                      into line: UnsafeMutablePointer<Float>) {
+    let w0 = weights[0]
+    for i in 0..<rowLength { line[i] = w0 * Float(firstRow[i]) }
+    for k in 1..<count {
+        let w = weights[k]
+        let row = firstRow + k * rowLength
+        for i in 0..<rowLength { line[i] += w * Float(row[i]) }
+    }
+}
+
+/// Like `vertical` for RGBA, with colour premultiplied by alpha (0...255) so transparent pixels carry no colour.
+private func verticalPremultiplied(_ firstRow: UnsafePointer<UInt8>, rowLength: Int, weights: UnsafePointer<Float>,
+                                   count: Int, into line: UnsafeMutablePointer<Float>) {
+    for i in 0..<rowLength { line[i] = 0 }
+    for k in 0..<count {
+        let w = weights[k]
+        let row = firstRow + k * rowLength
+        for i in stride(from: 0, to: rowLength, by: 4) {
+            let alpha = Float(row[i + 3])
+            let wa = w * alpha
+            line[i] += wa * Float(row[i])
+            line[i + 1] += wa * Float(row[i + 1])
+            line[i + 2] += wa * Float(row[i + 2])
+            line[i + 3] += wa
+        }
+    }
+}
+
+/// Filters one float row horizontally into 8-bit output pixels (un-premultiplying RGBA).
+private func horizontal(_ line: UnsafeMutablePointer<Float>, channels: Int, into out: UnsafeMutablePointer<UInt8>,
+                        width: Int, starts: UnsafePointer<Int>, weights: UnsafePointer<Float>, count: Int) {
+    let raw = UnsafeRawPointer(line)
+    let stride = channels * MemoryLayout<Float>.stride
+    for x in 0..<width {
+        var sum = SIMD4<Float>()
+        var p = starts[x] * stride
+        let w = weights + x * count
+        for k in 0..<count {
+            // For RGB the 4th lane is the next pixel's red (or the spare float): loaded, never stored.
+            sum += w[k] * raw.loadUnaligned(fromByteOffset: p, as: SIMD4<Float>.self)
+            p += stride
+        }
+        let o = out + x * channels
+        if channels == 4 {
+            let alpha = sum[3]
+            let colour = alpha >= 0.5 ? sum / alpha : SIMD4<Float>()
+            o[0] = clampedByte(colour[0])
+            o[1] = clampedByte(colour[1])
+            o[2] = clampedByte(colour[2])
+            o[3] = clampedByte(alpha)
+        } else {
+            o[0] = clampedByte(sum[0])
+            o[1] = clampedByte(sum[1])
+            o[2] = clampedByte(sum[2])
+        }
+    }
+}
+
+/// Rounds to nearest and clamps to 0...255 (Lanczos overshoots near edges).
+@inline(__always)
+private func clampedByte(_ v: Float) -> UInt8 {
+    UInt8(min(max(v + 0.5, 0), 255))
+}
+
+/// Averages `boxX` x `boxY` blocks (partial blocks at the right and bottom edges average what
+/// they cover); RGBA colour is averaged weighted by alpha, i.e. premultiplied.
+private func boxShrunk(_ image: PixelBuffer, boxX: Int, boxY: Int, threads: Int) -> PixelBuffer {
+    let channels = image.channels, inWidth = image.width, inHeight = image.height
+    let width = (inWidth + boxX - 1) / boxX, height = (inHeight + boxY - 1) / boxY
+    let pixels = [UInt8](unsafeUninitializedCapacity: width * height * channels) { out, count in
+        let output = SharedPointer(out.baseAddress!)
+        image.pixels.withUnsafeBufferPointer { src in
+            let input = SharedPointer(UnsafeMutablePointer(mutating: src.baseAddress!))
+            inBands(of: height, threads: threads) { rows in
+                let rowLength = inWidth * channels
+                let columnSums = UnsafeMutablePointer<UInt32>.allocate(capacity: rowLength)
+                defer { columnSums.deallocate() }
+                for y in rows {
+                    let rowCount = min(boxY, inHeight - y * boxY)
+                    sumColumns(input.pointer + y * boxY * rowLength, rows: rowCount, rowLength: rowLength,
+                               premultiplied: channels == 4, into: columnSums)
+                    let o = output.pointer + y * width * channels
+                    if channels == 4 {
+                        averageRGBA(columnSums, inWidth: inWidth, boxX: boxX, rows: rowCount, into: o, width: width)
+                    } else {
+                        averageRGB(columnSums, inWidth: inWidth, boxX: boxX, rows: rowCount, into: o, width: width)
+                    }
+                }
+            }
+        }
+        count = width * height * channels
+    }
+    return PixelBuffer(width: width, height: height, channels: channels, pixels: pixels)
+}
+
+/// Adds `rows` rows element-wise into `sums` (RGBA colour multiplied by its alpha first).
+private func sumColumns(_ firstRow: UnsafePointer<UInt8>, rows: Int, rowLength: Int, premultiplied: Bool,
+                        into sums: UnsafeMutablePointer<UInt32>) {
+    sums.initialize(repeating: 0, count: rowLength)
+    for r in 0..<rows {
+        let row = firstRow + r * rowLength
+        if premultiplied {
+            for i in stride(from: 0, to: rowLength, by: 4) {
+                let alpha = UInt32(row[i + 3])
+                sums[i] &+= UInt32(row[i]) &* alpha
+                sums[i + 1] &+= UInt32(row[i + 1]) &* alpha
+                sums[i + 2] &+= UInt32(row[i + 2]) &* alpha
+                sums[i + 3] &+= alpha
+            }
+        } else {
+            // Wrapping adds (no overflow traps) let the compiler vectorize this loop.
+            for i in 0..<rowLength { sums[i] &+= UInt32(row[i]) }
+        }
+    }
+}
+
+/// Rounded `sum / divisor` as a multiply and shift: exact while `sum * divisor < 2^32`, far
+/// cheaper than a division or a trapping float conversion per sample.
+private struct RoundedDivision {
+    let half: UInt32, magic: UInt64
+    init(_ divisor: Int) {
+        half = UInt32(divisor / 2)
+        magic = ((1 << 32) + UInt64(divisor) - 1) / UInt64(divisor)
+    }
+    @inline(__always) func callAsFunction(_ sum: UInt32) -> UInt8 {
+        UInt8(truncatingIfNeeded: (UInt64(sum &+ half) &* magic) >> 32)
+    }
+}
+
+private func averageRGB(_ sums: UnsafePointer<UInt32>, inWidth: Int, boxX: Int, rows: Int,
+                        into out: UnsafeMutablePointer<UInt8>, width: Int) {
+    let fullBlock = RoundedDivision(boxX * rows)
+    for x in 0..<width {
+        let columns = min(boxX, inWidth - x * boxX)
+        var r: UInt32 = 0, g: UInt32 = 0, b: UInt32 = 0
+        var s = sums + x * boxX * 3
+        for _ in 0..<columns {
+            r &+= s[0]; g &+= s[1]; b &+= s[2]
+            s += 3
+        }
+        let mean = columns == boxX ? fullBlock : RoundedDivision(columns * rows)
+        out[x * 3] = mean(r)
+        out[x * 3 + 1] = mean(g)
+        out[x * 3 + 2] = mean(b)
+    }
+}
+
+/// Colour is the alpha-weighted mean (premultiply, average, un-premultiply in one step).
+private func averageRGBA(_ sums: UnsafePointer<UInt32>, inWidth: Int, boxX: Int, rows: Int,
+                         into out: UnsafeMutablePointer<UInt8>, width: Int) {
+    for x in 0..<width {
+        let columns = min(boxX, inWidth - x * boxX)
+        var sum = SIMD4<UInt32>()
+        var s = sums + x * boxX * 4
+        for _ in 0..<columns {
+            sum &+= SIMD4(s[0], s[1], s[2], s[3])
+            s += 4
+        }
+        let alpha = sum[3]
+        let toColour = alpha == 0 ? 0 : 1 / Float(alpha)
+        let o = out + x * 4
+        o[0] = UInt8(Float(sum[0]) * toColour + 0.5)
+        o[1] = UInt8(Float(sum[1]) * toColour + 0.5)
+        o[2] = UInt8(Float(sum[2]) * toColour + 0.5)
+        o[3] = RoundedDivision(columns * rows)(alpha)
+    }
+}
+
+/// Runs `body` over `0..<count` split into `threads` contiguous bands, concurrently when `threads` > 1.
+private func inBands(of count: Int, threads: Int, _ body: @Sendable (Range<Int>) -> Void) {
+    let bands = max(1, min(threads, count))
+    if bands == 1 { return body(0..<count) }
+    DispatchQueue.concurrentPerform(iterations: bands) { band in
+        body(band * count / bands ..< (band + 1) * count / bands)
+    }
+}
+
+/// A pointer shared by worker threads that write disjoint rows.
+private struct SharedPointer: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<UInt8>
+    init(_ pointer: UnsafeMutablePointer<UInt8>) { self.pointer = pointer }
+}
