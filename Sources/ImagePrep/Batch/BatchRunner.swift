@@ -132,7 +132,11 @@ public enum BatchRunner {
             guard let data = FileManager.default.contents(atPath: job.input) else {
                 throw ImagePrepError(.io, "cannot read the file: \(String(cString: strerror(errno)))")
             }
-            let prepared = try ImagePipeline.prepare([UInt8](data), settings: settings)
+            let bytes = [UInt8](data)
+            if options.inPlace, case .success(let format) = FormatSniffer.sniff(bytes), format != .jpeg {
+                throw ImagePrepError(.output, "--in-place replaces JPEG files only; this is \(format.name): use -o DIR")
+            }
+            let prepared = try ImagePipeline.prepare(bytes, settings: settings)
             outcome.format = prepared.format
             outcome.width = prepared.width
             outcome.height = prepared.height

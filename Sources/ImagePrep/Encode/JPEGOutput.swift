@@ -1,57 +1,72 @@
+import Foundation
+
 /// Encodes the final JPEG: once at the requested quality, or by searching for the highest quality
 /// that fits the byte budget, shrinking the picture when even the lowest allowed quality is too big.
 enum JPEGOutput {
+    /// JPEG bytes ∝ pixels^sizeExponent when a photo is shrunk.
+    static let sizeExponent = 0.75
+
     static func encode(_ upright: PixelBuffer, metadata source: ImageMetadata, settings: ConversionSettings,
                        warnings: [String]) throws -> PreparedImage {
         let encoder = JPEGEncoder()
-        var warnings = warnings
-        var image = upright
-        var metadataWarnings: [String] = []
-        func segments(for image: PixelBuffer) -> [JPEGSegment] {
-            metadataWarnings = []
+        // Metadata is rebuilt for each size tried, since EXIF records the pixel dimensions.
+        func segments(for image: PixelBuffer) -> (segments: [JPEGSegment], warnings: [String]) {
+            var metadataWarnings: [String] = []
             let metadata = OutputMetadata.prepare(source, for: .jpeg, width: image.width, height: image.height,
                                                   settings: settings, warnings: &metadataWarnings)
-            return JPEGSegment.segments(for: metadata)
+            return (JPEGSegment.segments(for: metadata), metadataWarnings)
+        }
+        func prepared(_ image: PixelBuffer, _ bytes: [UInt8], quality: Int, encodes: Int, notes: [String]) -> PreparedImage {
+            PreparedImage(bytes: bytes, format: .jpeg, width: image.width, height: image.height, quality: quality,
+                          encodes: encodes, passedThrough: false, warnings: warnings + notes)
         }
 
         guard let budget = settings.budget else {
-            let bytes = try encoder.encode(image, quality: settings.quality, settings: settings.jpeg, segments: segments(for: image))
-            return PreparedImage(bytes: bytes, format: .jpeg, width: image.width, height: image.height,
-                                 quality: settings.quality, encodes: 1, passedThrough: false,
-                                 warnings: warnings + metadataWarnings)
+            let (segments, notes) = segments(for: upright)
+            let bytes = try encoder.encode(upright, quality: settings.quality, settings: settings.jpeg, segments: segments)
+            return prepared(upright, bytes, quality: settings.quality, encodes: 1, notes: notes)
         }
 
         let floor = min(budget.minQuality, settings.quality)
+        var image = upright
         var encodes = 0
+        var hints: [Int: Int] = [:]
         while true {
-            let imageSegments = segments(for: image)
+            let (segments, notes) = segments(for: image)
+            let metadataBytes = segments.reduce(0) { $0 + $1.payload.count + 4 }
+            if metadataBytes + 1024 > budget.maxBytes {
+                throw ImagePrepError(.doesNotFit,
+                    "the metadata alone (EXIF, XMP, ICC) is \(metadataBytes) bytes, too close to \(ByteSize.format(budget.maxBytes)); try --strip-metadata")
+            }
             let current = image
             let result = try searchQuality(floor: floor, ceiling: settings.quality, budget: budget.maxBytes,
-                                           strategy: budget.strategy) { quality in
-                try encoder.encode(current, quality: quality, settings: settings.jpeg, segments: imageSegments)
+                                           strategy: budget.strategy, hints: hints) { quality in
+                try encoder.encode(current, quality: quality, settings: settings.jpeg, segments: segments)
             }
             encodes += result.encodes
             if let fit = result.fit {
-                if current.width != upright.width || current.height != upright.height {
-                    warnings.append("\(upright.width)x\(upright.height) does not fit \(ByteSize.format(budget.maxBytes)) at quality \(floor); wrote \(current.width)x\(current.height) at quality \(fit.quality)")
+                var notes = notes
+                if current.width != upright.width {
+                    notes.append("\(upright.width)x\(upright.height) does not fit \(ByteSize.format(budget.maxBytes)) at quality \(floor); wrote \(current.width)x\(current.height) at quality \(fit.quality)")
                 }
-                return PreparedImage(bytes: fit.bytes, format: .jpeg, width: current.width, height: current.height,
-                                     quality: fit.quality, encodes: encodes, passedThrough: false,
-                                     warnings: warnings + metadataWarnings)
+                return prepared(current, fit.bytes, quality: fit.quality, encodes: encodes, notes: notes)
             }
-            let headerBytes = imageSegments.reduce(0) { $0 + $1.payload.count + 4 } + 20
-            guard budget.allowDownscale, budget.maxBytes > headerBytes + 512, max(image.width, image.height) > 16 else {
+            guard budget.allowDownscale, max(current.width, current.height) > 16 else {
                 throw ImagePrepError(.doesNotFit,
                     "\(current.width)x\(current.height) does not fit \(ByteSize.format(budget.maxBytes)): the smallest is \(result.smallestSize) bytes at quality \(floor)" + (budget.allowDownscale ? "" : " (--no-downscale)"))
             }
-            // Picture bytes scale roughly with the pixel count: shrink the long edge by the square root of
-            // the overshoot, a little more to land under in one step most of the time.
-            let pictureBudget = Double(budget.maxBytes - headerBytes)
-            let pictureSize = Double(max(result.smallestSize - headerBytes, 1))
-            let factor = min(0.95, (pictureBudget / pictureSize).squareRoot() * 0.97)
-            let longEdge = max(16, Int(Double(max(image.width, image.height)) * factor))
-            let target = fittedSize(width: upright.width, height: upright.height, maxDimension: longEdge)
+            // Picture bytes grow about as pixels^0.75 (smaller pictures keep more detail per pixel, measured
+            // on corpus photos), so the long edge shrinks by the overshoot to the power 1/1.5, a little more so
+            // one step usually lands under.
+            let pictureBudget = Double(budget.maxBytes - metadataBytes)
+            let pictureSize = Double(max(result.smallestSize - metadataBytes, 1))
+            let factor = min(0.95, pow(pictureBudget / pictureSize, 1 / (2 * sizeExponent)) * 0.97)
+            let target = fittedSize(width: upright.width, height: upright.height,
+                                    maxDimension: max(16, Int(Double(max(current.width, current.height)) * factor)))
             image = resized(upright, width: target.width, height: target.height, threads: settings.threadsPerImage)
+            // What this size is likely to weigh, to aim the next search's first encode.
+            let areaRatio = Double(image.width * image.height) / Double(current.width * current.height)
+            hints = result.sizes.mapValues { metadataBytes + Int(Double($0 - metadataBytes) * pow(areaRatio, sizeExponent)) }
         }
     }
 }

@@ -4,6 +4,16 @@ public enum SniffedFormat: Sendable, Equatable {
     case heif(majorBrand: String, compatibleBrands: [String])
     case jpeg
     case png
+
+    /// How messages name it: "a HEIF image", "a JPEG image".
+    public var name: String {
+        switch self {
+        case .heif(let major, let compatible):
+            major.hasPrefix("avi") || compatible.contains("avif") ? "an AVIF image" : "a HEIF image"
+        case .jpeg: "a JPEG image"
+        case .png: "a PNG image"
+        }
+    }
 }
 
 public enum FormatSniffer {

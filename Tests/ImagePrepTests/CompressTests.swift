@@ -1,0 +1,138 @@
+import Foundation
+import Testing
+@testable import ImagePrep
+
+/// `compress`: never over budget, the highest quality that fits, few encodes, and the pass-through,
+/// downscale and --no-downscale paths.
+@Suite(.serialized) struct CompressTests {
+    /// Device photos and camera-size JPEGs from the shared corpus (skipped when it is absent).
+    static let corpusInputs: [String] = {
+        guard let corpus = TestSupport.corpus else { return [] }
+        let heic = ["immich__IMG_2682.heic", "immich__samsung-one-ui-6.heic", "libvips__Example1.heic",
+                    "libvips__heic-orientation-6.heic", "libvips__oneplus-heic.heic", "nuke__img_751.heic",
+                    "pillow_heif__aux_YCbCr.heic", "pillow_heif__cat.hif", "pillow_heif__pug.heic",
+                    "pillow_heif__spatial_photo.heic", "pillow_heif__xiaomi.heic", "libvips__apple-heic-gainmap.heic"]
+        let jpeg = ["immich__craft-beer.jpg", "immich__empty_gps.jpg", "libvips__ultra-hdr.jpg", "pillow__xmp_test.jpg",
+                    "recurser__Landscape_6.jpg", "nuke__image-p3.jpg"]
+        return heic.map { corpus.appendingPathComponent("heic/\($0)").path } + jpeg.map { corpus.appendingPathComponent("jpeg/\($0)").path }
+    }()
+
+    @Test func corpusPhotosFitEveryBudgetAtTheOptimalQuality() throws {
+        guard !Self.corpusInputs.isEmpty else {
+            print("skipped: no shared corpus (set IMGPREP_CORPUS)")
+            return
+        }
+        var encodes = 0, searches = 0, downscaledEncodes = 0, downscaledSearches = 0
+        for path in Self.corpusInputs {
+            let file = try TestSupport.bytes(path)
+            for budget in [200_000, 500_000, 1_000_000] {
+                var settings = ConversionSettings()
+                settings.quality = 95
+                settings.budget = ByteBudget(maxBytes: budget)
+                settings.threadsPerImage = 2
+                let result = try ImagePipeline.prepare(file, settings: settings)
+                #expect(result.bytes.count <= budget, "\(path) at \(budget): \(result.bytes.count) bytes")
+                if result.passedThrough { continue }
+                let downscaled = result.warnings.contains { $0.contains("does not fit") }
+                if downscaled {
+                    downscaledEncodes += result.encodes
+                    downscaledSearches += 1
+                } else {
+                    encodes += result.encodes
+                    searches += 1
+                }
+                guard let quality = result.quality, quality < 95, !downscaled else { continue }
+                // Optimal: the next quality up, same settings, is over the budget.
+                var next = settings
+                next.budget = nil
+                next.quality = quality + 1
+                let above = try ImagePipeline.prepare(file, settings: next)
+                #expect(above.bytes.count > budget, "\(path) at \(budget): q\(quality + 1) also fits (\(above.bytes.count))")
+            }
+        }
+        let average = Double(encodes) / Double(max(searches, 1))
+        let downscaledAverage = Double(downscaledEncodes) / Double(max(downscaledSearches, 1))
+        print("compress: \(String(format: "%.2f", average)) encodes per file over \(searches) searches at full size; "
+              + "\(String(format: "%.2f", downscaledAverage)) over \(downscaledSearches) that had to shrink")
+        #expect(average <= 4.5)
+        #expect(downscaledAverage <= 7)
+    }
+
+    @Test func jpegAlreadyWithinBudgetIsLeftByteForByte() throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try TestSupport.imgprep(["convert", TestSupport.fixtures.appendingPathComponent("heic/gray.heic").path, "-o", dir.path])
+        let source = dir.appendingPathComponent("gray.jpg")
+        let before = try Data(contentsOf: source)
+        let run = try TestSupport.imgprep(["compress", "--max-bytes", "1MB", source.path, "-o", dir.appendingPathComponent("out").path, "--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try Data(contentsOf: dir.appendingPathComponent("out/gray.jpg")) == before)
+        #expect(run.stdout.contains("\"unchanged\":true"), "\(run.stdout)")
+    }
+
+    @Test func tooBigAtMinQualityIsDownscaledAndSaysSo() throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let source = TestSupport.fixtures.appendingPathComponent("heic/gps-p3.heic").path
+        let run = try TestSupport.imgprep(["compress", "--max-bytes", "6KB", source, "-o", dir.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let output = dir.appendingPathComponent("gps-p3.jpg").path
+        let size = try FileManager.default.attributesOfItem(atPath: output)[.size] as? Int ?? 0
+        #expect(size <= 6000 && size > 0)
+        #expect(run.stderr.contains("320x240 does not fit 6 KB at quality 40; wrote "), "\(run.stderr)")
+        let exif = try TestSupport.exiftool(output)
+        #expect((exif["File:ImageWidth"] as? Int ?? 999) < 320)
+        #expect(exif["GPS:GPSLatitude"] != nil, "metadata kept while downscaling")
+    }
+
+    @Test func noDownscaleFailsAndWritesNothing() throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let source = TestSupport.fixtures.appendingPathComponent("heic/gps-p3.heic").path
+        let run = try TestSupport.imgprep(["compress", "--max-bytes", "6KB", "--no-downscale", source, "-o", dir.path])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("does not fit 6 KB: the smallest is"), "\(run.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
+    }
+
+    @Test func stepSearchReportsTheQualityWritten() throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let source = TestSupport.fixtures.appendingPathComponent("heic/gps-p3.heic").path
+        let run = try TestSupport.imgprep(["compress", "--max-bytes", "9KB", "--search", "step", "--step", "5", "--quality", "90",
+                                           source, "-o", dir.path, "--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let line = try #require(run.stdout.split(separator: "\n").first)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let quality = try #require(object["quality"] as? Int)
+        #expect((90 - quality) % 5 == 0 || quality == 40)
+        #expect((object["bytes"] as? Int ?? .max) <= 9000)
+        #expect(object["encodes"] as? Int == (90 - quality) / 5 + 1)
+    }
+
+    @Test func inPlaceReplacesAtomicallyAndKeepsPermissions() throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try TestSupport.imgprep(["convert", TestSupport.fixtures.appendingPathComponent("heic/gps-p3.heic").path, "--quality", "98", "-o", dir.path])
+        let target = dir.appendingPathComponent("gps-p3.jpg").path
+        chmod(target, 0o640)
+        let run = try TestSupport.imgprep(["compress", "--max-bytes", "8KB", "--in-place", target])
+        #expect(run.status == 0, "\(run.stderr)")
+        let attributes = try FileManager.default.attributesOfItem(atPath: target)
+        #expect((attributes[.size] as? Int ?? .max) <= 8000)
+        #expect((attributes[.posixPermissions] as? Int) == 0o640)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["gps-p3.jpg"])
+    }
+
+    @Test func inPlaceRefusesToWriteJpegIntoAHeic() throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let target = dir.appendingPathComponent("x.heic").path
+        try FileManager.default.copyItem(atPath: TestSupport.fixtures.appendingPathComponent("heic/gray.heic").path, toPath: target)
+        let before = try Data(contentsOf: URL(fileURLWithPath: target))
+        let run = try TestSupport.imgprep(["compress", "--max-bytes", "1MB", "--in-place", target])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("--in-place replaces JPEG files only"), "\(run.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: target)) == before)
+    }
+}

@@ -1,0 +1,362 @@
+#!/usr/bin/env bash
+# Benchmark imgprep against the usual command-line rivals on the shared corpus.
+#
+#   bash scripts/bench.sh                      # uses .build/release/imgprep, ../shared/corpus
+#   IMGPREP=/path/imgprep CORPUS=/path BENCH_RUNS=5 bash scripts/bench.sh
+#
+# Env:
+#   IMGPREP      imgprep binary (default .build/release/imgprep, relative to the repo)
+#   CORPUS       corpus root (default ../shared/corpus, relative to the repo); read only, never copied
+#   BENCH_RUNS   timed runs per tool and workload; the table shows the median (default 3)
+#   BENCH_TABLE  where to write the markdown table (default bench/README-table.md; empty = don't write)
+#   BENCH_200MP  1 = also time the 200 MP Samsung HEIC as its own row set (W1b); off by default
+#                because one file takes ~7 s per tool per run and ImageMagick's policy refuses it
+#   CONVERT      ImageMagick 6 convert (default /usr/bin/convert: the real binary, not a wrapper)
+#   BENCH_QUIET_WAIT  seconds to wait, before each timed run, for the machine to go quiet (other
+#                processes using < 15% of the CPUs over 1 s); 0 = don't wait (default 120)
+#
+# Every tool processes 2 files at a time: imgprep with -j 2, the rivals through `xargs -P 2` (one
+# process per file, as people run them). Wall time is measured around the whole batch; peak RSS is
+# `/usr/bin/time -v` around the whole batch, which for xargs reports the largest single child, and
+# for imgprep its one process (both files in flight) - so the RSS column favours the rivals.
+#
+# Exit status: non-zero only for real errors (missing corpus, imgprep missing or producing nothing).
+# A rival failing on a file is counted in the "fails" column and does not stop the run.
+set -uo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$REPO"
+IMGPREP=${IMGPREP:-.build/release/imgprep}
+CORPUS=${CORPUS:-../shared/corpus}
+BENCH_RUNS=${BENCH_RUNS:-3}
+BENCH_TABLE=${BENCH_TABLE-bench/README-table.md}
+BENCH_200MP=${BENCH_200MP:-0}
+BENCH_QUIET_WAIT=${BENCH_QUIET_WAIT:-120}
+if [[ -z ${CONVERT:-} ]]; then
+  if [[ -x /usr/bin/convert ]]; then CONVERT=/usr/bin/convert; else CONVERT=convert; fi
+fi
+BUDGET=1000000                      # the one byte budget all W4 tools aim at
+JPEGOPTIM_KB=$((BUDGET / 1024))     # jpegoptim -S counts kilobytes of 1024: 976 KiB = 999,424 B <= budget
+export CONVERT                      # used inside the xargs sh -c snippets
+
+die() { echo "bench: $*" >&2; exit 1; }
+have() { command -v "$1" >/dev/null 2>&1; }
+
+[[ -d $CORPUS/heic && -d $CORPUS/jpeg ]] || die "corpus not found at $CORPUS (set CORPUS)"
+[[ -x $IMGPREP ]] || die "imgprep binary not found at $IMGPREP (run 'swift build -c release' or set IMGPREP)"
+[[ -x /usr/bin/time ]] || die "/usr/bin/time missing (apt-get install time)"
+IMGPREP=$(cd "$(dirname "$IMGPREP")" && pwd)/$(basename "$IMGPREP")
+CORPUS=$(cd "$CORPUS" && pwd)
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/imgprep-bench.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+TABLE_TMP=$TMP/table.md
+: >"$TABLE_TMP"
+
+# The 11 real device photos libheif 1.15 decodes (NOTES.md's rival baseline set). Excluded: the 200 MP
+# Samsung grid (own opt-in row, BENCH_200MP=1), the iPhone 15 Pro gain-map file libheif 1.15 rejects,
+# and the small synthetic/edge-case files (<= 1440 px, no camera).
+DEVICE_HEICS=(
+  immich__IMG_2682.heic immich__samsung-one-ui-6.heic libvips__Example1.heic
+  libvips__heic-orientation-6.heic libvips__oneplus-heic.heic nuke__img_751.heic
+  pillow_heif__aux_YCbCr.heic pillow_heif__cat.hif pillow_heif__pug.heic
+  pillow_heif__spatial_photo.heic pillow_heif__xiaomi.heic
+)
+HEICS=()
+for f in "${DEVICE_HEICS[@]}"; do
+  [[ -f $CORPUS/heic/$f ]] || die "missing corpus file heic/$f"
+  HEICS+=("$CORPUS/heic/$f")
+done
+
+# ---------------------------------------------------------------------------------------------------
+# Measurement helpers
+
+emit() { printf '%s\n' "$*" | tee -a "$TABLE_TMP"; }
+
+# cpu_busy : percent of all CPUs busy over the next second (from /proc/stat; our own tools are idle
+# between runs, so this is what the machine's other users take).
+cpu_busy() {
+  local a b
+  a=$(awk '/^cpu / {print $2+$3+$4+$7+$8, $2+$3+$4+$5+$6+$7+$8}' /proc/stat); sleep 1
+  b=$(awk '/^cpu / {print $2+$3+$4+$7+$8, $2+$3+$4+$5+$6+$7+$8}' /proc/stat)
+  echo "$a $b" | awk '{d = $4 - $2; busy = d > 0 ? 100 * ($3 - $1) / d : 0; printf "%d", busy}'
+}
+
+# wait_quiet : the machine is shared with other builds; wait (up to BENCH_QUIET_WAIT s) until they
+# leave the CPUs alone, so wall times measure the tools and not the neighbours. Records the worst
+# busy level seen at the start of a run in MAX_BUSY (printed with the tables).
+MAX_BUSY=0
+wait_quiet() {
+  local busy waited=0
+  busy=$(cpu_busy)
+  while ((busy >= 15 && waited < BENCH_QUIET_WAIT)); do
+    sleep 4; waited=$((waited + 5)); busy=$(cpu_busy)
+  done
+  ((busy > MAX_BUSY)) && MAX_BUSY=$busy
+  ((busy >= 15)) && echo "  (machine still ${busy}% busy after ${waited}s: timing anyway)" >&2
+  return 0
+}
+
+# median of the numbers on stdin
+median() { sort -g | awk '{a[NR]=$1} END {if (NR==0) {print "nan"; exit} if (NR%2) print a[(NR+1)/2]; else printf "%.3f\n", (a[NR/2]+a[NR/2+1])/2}'; }
+
+# count_outputs OUTDIR INPUT... : how many inputs have at least one non-empty output whose name starts
+# with the input's stem (heif-convert writes stem-1.jpg, stem-2.jpg for files with two images).
+count_outputs() {
+  local out=$1 n=0 f stem; shift
+  for f in "$@"; do
+    stem=$(basename "${f%.*}")
+    if find "$out" -maxdepth 1 -type f -size +0 \( -name "$stem.*" -o -name "$stem-*" \) | grep -q .; then
+      n=$((n + 1))
+    fi
+  done
+  echo "$n"
+}
+
+# measure LABEL OUTDIR CMD... : runs CMD BENCH_RUNS times (OUTDIR emptied before each run), stores
+# median wall seconds in R_TIME[LABEL], max RSS (MB) in R_RSS[LABEL], failed files in R_FAIL[LABEL].
+# CMD sees the inputs in the global array INPUTS.
+declare -A R_TIME R_CPU R_RSS R_FAIL
+measure() {
+  local label=$1 out=$2; shift 2
+  local run t0 t1 rss maxrss=0 times=() cpus=() ok rc
+  printf '%s\0' "${INPUTS[@]}" >"$TMP/inputs.lst"
+  export OUT=$out
+  for ((run = 1; run <= BENCH_RUNS; run++)); do
+    rm -rf "$out"; mkdir -p "$out"
+    sync
+    ((BENCH_QUIET_WAIT > 0)) && wait_quiet
+    t0=$(date +%s%N)
+    /usr/bin/time -v -o "$TMP/time.txt" "$@" >"$TMP/last.out" 2>"$TMP/last.err"
+    rc=$?
+    t1=$(date +%s%N)
+    times+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", (b-a)/1e9}')")
+    rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$TMP/time.txt")
+    # CPU seconds (user + system, all threads and children): far steadier than wall time on a shared machine.
+    cpus+=("$(awk -F': ' '/User time|System time/ {s += $2} END {printf "%.2f", s}' "$TMP/time.txt")")
+    ((${rss:-0} > maxrss)) && maxrss=$rss
+  done
+  ok=$(count_outputs "$out" "${INPUTS[@]}")
+  R_TIME[$label]=$(printf '%s\n' "${times[@]}" | median)
+  R_CPU[$label]=$(printf '%s\n' "${cpus[@]}" | median)
+  R_RSS[$label]=$((maxrss / 1024))
+  R_FAIL[$label]=$((${#INPUTS[@]} - ok))
+  if ((rc != 0)); then
+    echo "  ($label: last run exit $rc; first stderr lines:)" >&2
+    head -3 "$TMP/last.err" | sed 's/^/    /' >&2
+  fi
+  echo "  $label: runs ${times[*]} s -> median ${R_TIME[$label]} s (CPU ${cpus[*]} s), peak RSS ${R_RSS[$label]} MB, failed files ${R_FAIL[$label]}" >&2
+}
+
+# "${X2[@]}" 'SNIPPET' _ : runs `sh -c SNIPPET _ FILE` for every file of INPUTS (listed by measure in
+# $TMP/inputs.lst), two at a time; SNIPPET writes into "$OUT". A failing file makes xargs exit 123 but
+# never stops the others; failures are counted from missing outputs.
+X2=(xargs -0 -a "$TMP/inputs.lst" -n 1 -P 2 sh -c)
+
+# ratio A B : A / B with 2 decimals ("-" when B is 0)
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a/b; else print "-"}'; }
+
+# table HEADING BASE LABEL... : markdown table of the given labels, ratio = tool time / BASE time.
+table() {
+  local heading=$1 base=$2 l ratio; shift 2
+  emit ""
+  emit "### $heading"
+  emit ""
+  emit "| tool | median s | ratio to imgprep | CPU s (user+sys) | CPU ratio | peak RSS MB | failed files |"
+  emit "|---|---:|---:|---:|---:|---:|---:|"
+  for l in "$@"; do
+    [[ -n ${R_TIME[$l]:-} ]] || continue
+    emit "| $l | ${R_TIME[$l]} | $(ratio "${R_TIME[$l]}" "${R_TIME[$base]:-0}") | ${R_CPU[$l]:--} | $(ratio "${R_CPU[$l]:-0}" "${R_CPU[$base]:-0}") | ${R_RSS[$l]} | ${R_FAIL[$l]}/${#INPUTS[@]} |"
+  done
+}
+
+# ---------------------------------------------------------------------------------------------------
+# Workloads
+
+# W1: HEIC -> full-size JPEG q85.
+w1_full_size() {
+  local name=${1:-"W1: HEIC → JPEG full size q85"} O=$TMP/out
+  echo "== $name (${#INPUTS[@]} files)" >&2
+  measure imgprep "$O" "$IMGPREP" convert "${INPUTS[@]}" --to jpeg --quality 85 -o "$O" -j 2 --quiet
+  measure "vips copy" "$O" "${X2[@]}" 'vips copy "$1" "$OUT/$(basename "${1%.*}").jpg[Q=85]"' _
+  measure "heif-convert" "$O" "${X2[@]}" 'heif-convert --quiet -q 85 "$1" "$OUT/$(basename "${1%.*}").jpg"' _
+  measure "ImageMagick convert" "$O" "${X2[@]}" '"$CONVERT" "$1" -quality 85 "$OUT/$(basename "${1%.*}").jpg"' _
+  table "$name" imgprep imgprep "vips copy" "heif-convert" "ImageMagick convert"
+}
+
+# W2: HEIC -> JPEG with the long edge at most 2048 ('>' = only shrink, like imgprep --max-dimension).
+w2_long_edge_2048() {
+  local O=$TMP/out
+  echo "== W2: HEIC → JPEG long edge 2048 q85" >&2
+  measure imgprep "$O" "$IMGPREP" convert "${INPUTS[@]}" --to jpeg --quality 85 --max-dimension 2048 -o "$O" -j 2 --quiet
+  measure "vipsthumbnail" "$O" "${X2[@]}" 'vipsthumbnail "$1" -s "2048x2048>" -o "$OUT/%s.jpg[Q=85]"' _
+  measure "ImageMagick convert -resize" "$O" "${X2[@]}" '"$CONVERT" "$1" -resize "2048x2048>" -quality 85 "$OUT/$(basename "${1%.*}").jpg"' _
+  table "W2: HEIC → JPEG long edge ≤ 2048 q85" imgprep imgprep "vipsthumbnail" "ImageMagick convert -resize"
+}
+
+# W3: the floors. Decode only (vips avg reads every pixel), and JPEG encode only (vips copy from a
+# pre-decoded uncompressed .v file): W1 cannot beat decode + encode.
+w3_floors() {
+  local O=$TMP/out V=$TMP/decoded f
+  echo "== W3: floors" >&2
+  measure "decode only: vips avg" "$O" "${X2[@]}" 'vips avg "$1" > "$OUT/$(basename "${1%.*}").avg"' _
+  mkdir -p "$V"
+  for f in "${INPUTS[@]}"; do vips copy "$f" "$V/$(basename "${f%.*}").v" 2>/dev/null || true; done
+  local saved=("${INPUTS[@]}")
+  INPUTS=("$V"/*.v)
+  measure "encode only: vips copy .v → jpg Q85" "$O" "${X2[@]}" 'vips copy "$1" "$OUT/$(basename "${1%.*}").jpg[Q=85]"' _
+  INPUTS=("${saved[@]}")
+  rm -rf "$V"
+  R_TIME[decode+encode]=$(awk -v a="${R_TIME[decode only: vips avg]}" -v b="${R_TIME[encode only: vips copy .v → jpg Q85]}" 'BEGIN {printf "%.3f", a+b}')
+  R_CPU[decode+encode]=$(awk -v a="${R_CPU[decode only: vips avg]}" -v b="${R_CPU[encode only: vips copy .v → jpg Q85]}" 'BEGIN {printf "%.2f", a+b}')
+  R_RSS[decode+encode]=-; R_FAIL[decode+encode]=0
+  table "W3: floors (ratio = floor time / imgprep W1 time)" imgprep \
+    "decode only: vips avg" "encode only: vips copy .v → jpg Q85" "decode+encode"
+}
+
+# Camera-size quality-95 JPEGs for W4/W5. The corpus has too few (its big JPEGs are q73, q97, q99
+# and one odd 4640x3472 file), so they are made at bench time from the device HEICs with heif-convert
+# -q 95 into the temp dir (for a file holding two images, its first image is kept).
+make_q95_jpegs() {
+  local f stem
+  Q95=$TMP/q95; mkdir -p "$Q95"
+  for f in "${HEICS[@]}"; do
+    stem=$(basename "${f%.*}")
+    heif-convert --quiet -q 95 "$f" "$Q95/$stem.jpg" >/dev/null 2>&1 || true
+    [[ -f $Q95/$stem.jpg ]] || { [[ -f $Q95/$stem-1.jpg ]] && mv "$Q95/$stem-1.jpg" "$Q95/$stem.jpg"; }
+    rm -f "$Q95/$stem"-[0-9]*.jpg
+  done
+  Q95_JPEGS=("$Q95"/*.jpg)
+  ((${#Q95_JPEGS[@]} > 0)) || die "could not make any q95 JPEG with heif-convert"
+}
+
+# W4: JPEG q95 -> at most BUDGET bytes. All three aim at the same 1,000,000-byte budget.
+w4_byte_budget() {
+  local O=$TMP/out4 l f stem b q
+  echo "== W4: JPEG q95 → ≤ $BUDGET bytes" >&2
+  measure imgprep "$O/imgprep" "$IMGPREP" compress --max-bytes "$BUDGET" "${INPUTS[@]}" -o "$O/imgprep" -j 2 --json
+  cp "$TMP/last.out" "$TMP/imgprep.json"
+  measure "ImageMagick jpeg:extent" "$O/im" "${X2[@]}" '"$CONVERT" "$1" -define jpeg:extent='"$BUDGET"' "$OUT/$(basename "$1")"' _
+  # jpegoptim -S keeps its source if it cannot shrink it; --force makes it always write the output.
+  measure "jpegoptim -S$JPEGOPTIM_KB" "$O/jo" "${X2[@]}" 'jpegoptim --quiet --force -S'"$JPEGOPTIM_KB"' --dest="$OUT" "$1"' _
+
+  # Budget columns: files over budget, max overshoot, mean quality (identify's estimate for all three
+  # so they are compared with the same ruler; imgprep's own --json quality is listed per file below).
+  declare -A OVER MAXOVER QSUM
+  local -A dir=([imgprep]=imgprep ["ImageMagick jpeg:extent"]=im ["jpegoptim -S$JPEGOPTIM_KB"]=jo)
+  {
+    printf 'file'; for l in imgprep "ImageMagick jpeg:extent" "jpegoptim -S$JPEGOPTIM_KB"; do printf '\t%s' "$l"; done; echo
+  } >"$TMP/perfile.tsv"
+  for f in "${INPUTS[@]}"; do
+    stem=$(basename "$f")
+    printf '%s' "${stem%.*}" >>"$TMP/perfile.tsv"
+    for l in imgprep "ImageMagick jpeg:extent" "jpegoptim -S$JPEGOPTIM_KB"; do
+      if [[ -s $O/${dir[$l]}/$stem ]]; then
+        b=$(stat -c %s "$O/${dir[$l]}/$stem"); q=$(identify -format '%Q' "$O/${dir[$l]}/$stem" 2>/dev/null || echo '?')
+      else
+        b=0; q='-'
+      fi
+      if ((b > BUDGET)); then
+        OVER[$l]=$((${OVER[$l]:-0} + 1))
+        ((b - BUDGET > ${MAXOVER[$l]:-0})) && MAXOVER[$l]=$((b - BUDGET))
+      fi
+      [[ $q =~ ^[0-9]+$ ]] && QSUM[$l]="${QSUM[$l]:-} $q"
+      printf '\t%s B q%s' "$b" "$q" >>"$TMP/perfile.tsv"
+    done
+    echo >>"$TMP/perfile.tsv"
+  done
+
+  emit ""
+  emit "### W4: camera JPEG q95 → ≤ 1,000,000 bytes (imgprep --max-bytes 1000000, convert -define jpeg:extent=1000000, jpegoptim -S$JPEGOPTIM_KB = $((JPEGOPTIM_KB * 1024)) B)"
+  emit ""
+  emit "| tool | median s | ratio to imgprep | CPU s (user+sys) | CPU ratio | peak RSS MB | failed files | files > 1,000,000 B | max overshoot B | mean quality (identify %Q) |"
+  emit "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  for l in imgprep "ImageMagick jpeg:extent" "jpegoptim -S$JPEGOPTIM_KB"; do
+    local mq
+    mq=$(echo "${QSUM[$l]:-}" | awk '{s=0; for (i=1;i<=NF;i++) s+=$i; if (NF) printf "%.1f", s/NF; else print "-"}')
+    emit "| $l | ${R_TIME[$l]} | $(ratio "${R_TIME[$l]}" "${R_TIME[imgprep]}") | ${R_CPU[$l]} | $(ratio "${R_CPU[$l]}" "${R_CPU[imgprep]}") | ${R_RSS[$l]} | ${R_FAIL[$l]}/${#INPUTS[@]} | ${OVER[$l]:-0} | ${MAXOVER[$l]:-0} | $mq |"
+  done
+  local enc
+  # Files already within budget are copied by imgprep (0 encodes): give the mean with and without them.
+  enc=$(jq -rs '[.[] | select(.status == "ok") | .encodes] as $e | ($e | map(select(. > 0))) as $r
+      | "\(($e | add / length * 100 | round) / 100) over all \($e | length) files, \(($r | add / length * 100 | round) / 100) over the \($r | length) re-encoded ones"' \
+      "$TMP/imgprep.json" 2>/dev/null || echo '?')
+  emit ""
+  emit "imgprep average encodes per file: $enc"
+  emit ""
+  emit "Per file (bytes, quality; imgprep's own --json quality in brackets):"
+  emit ""
+  emit "| file | imgprep | ImageMagick jpeg:extent | jpegoptim -S$JPEGOPTIM_KB |"
+  emit "|---|---:|---:|---:|"
+  while IFS=$'\t' read -r file a b c; do
+    local jq_q
+    jq_q=$(jq -r --arg s "$file" 'select(.input? != null and (.input | test("/" + $s + "\\.jpg$"))) | "\(.quality)/\(.encodes) enc"' "$TMP/imgprep.json" 2>/dev/null | head -1)
+    emit "| $file | $a [q${jq_q:-?}] | $b | $c |"
+  done < <(tail -n +2 "$TMP/perfile.tsv")
+}
+
+# W5: large JPEGs -> long edge at most 1024.
+w5_large_jpeg_1024() {
+  local O=$TMP/out
+  echo "== W5: large JPEG → long edge 1024" >&2
+  measure imgprep "$O" "$IMGPREP" convert "${INPUTS[@]}" --to jpeg --quality 85 --max-dimension 1024 -o "$O" -j 2 --quiet
+  measure "vipsthumbnail" "$O" "${X2[@]}" 'vipsthumbnail "$1" -s "1024x1024>" -o "$OUT/%s.jpg[Q=85]"' _
+  measure "ImageMagick convert -resize" "$O" "${X2[@]}" '"$CONVERT" "$1" -resize "1024x1024>" -quality 85 "$OUT/$(basename "${1%.*}").jpg"' _
+  table "W5: large JPEG → JPEG long edge ≤ 1024 q85 (${#INPUTS[@]} files)" imgprep imgprep "vipsthumbnail" "ImageMagick convert -resize"
+}
+
+# ---------------------------------------------------------------------------------------------------
+# Main
+
+for t in vips vipsthumbnail heif-convert jpegoptim identify jq; do have "$t" || die "$t missing (make bench-deps)"; done
+have "$CONVERT" || die "ImageMagick convert missing (make bench-deps)"
+
+emit "## Benchmark: imgprep vs vips / heif-convert / ImageMagick / jpegoptim"
+emit ""
+emit "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); load before run: $(cut -d' ' -f1-3 /proc/loadavg)"
+emit "- CPU: $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo), nproc $(nproc), $(awk '/MemTotal/ {printf "%.0f GB RAM", $2/1048576}' /proc/meminfo)"
+emit "- imgprep: $("$IMGPREP" --version 2>/dev/null | head -1 || true) ($(basename "$IMGPREP"), release build)"
+emit "- vips $(vips --version | sed 's/vips-//'), libheif $(dpkg-query -W -f='${Version}' libheif1 2>/dev/null) (heif-convert), ImageMagick $("$CONVERT" -version | awk 'NR==1 {print $3}') (Q16, default Debian policy: 256 MiB memory, 128 MP area), $(jpegoptim --version | head -1 | awk '{print $1, $2}'), libjpeg-turbo $(dpkg-query -W -f='${Version}' libjpeg62-turbo 2>/dev/null)"
+emit "- method: each tool 2 files at a time (imgprep -j 2, rivals xargs -P 2 one process per file); median of $BENCH_RUNS runs of wall time (and of CPU = user+sys of all processes: steadier on a shared machine); peak RSS = /usr/bin/time -v max RSS over the runs (for xargs: the largest single child)"
+
+INPUTS=("${HEICS[@]}")
+emit "- device photos (W1-W3): ${#INPUTS[@]} HEICs from corpus heic/: ${DEVICE_HEICS[*]}"
+w1_full_size
+W1_IMGPREP=${R_TIME[imgprep]}; W1_IMGPREP_CPU=${R_CPU[imgprep]}
+w2_long_edge_2048
+R_TIME[imgprep]=$W1_IMGPREP; R_CPU[imgprep]=$W1_IMGPREP_CPU   # W3's ratios are against W1's imgprep
+w3_floors
+
+if [[ $BENCH_200MP == 1 && -f $CORPUS/heic/pillow_heif__200MP.heic ]]; then
+  INPUTS=("$CORPUS/heic/pillow_heif__200MP.heic")
+  w1_full_size "W1b: 200 MP HEIC (16320x12240, 1 file) → JPEG full size q85"
+fi
+
+make_q95_jpegs
+INPUTS=("${Q95_JPEGS[@]}")
+w4_byte_budget
+
+# W5 inputs: the corpus JPEGs with a long edge >= 3000 px plus the q95 camera JPEGs made above.
+BIG=()
+for f in "$CORPUS"/jpeg/*.jp*g; do
+  long=$(vipsheader -f width "$f" 2>/dev/null || echo 0); h=$(vipsheader -f height "$f" 2>/dev/null || echo 0)
+  ((h > long)) && long=$h
+  ((long >= 3000)) && BIG+=("$f")
+done
+INPUTS=("${BIG[@]}" "${Q95_JPEGS[@]}")
+emit ""
+emit "- W5 inputs: ${#BIG[@]} corpus JPEGs with long edge ≥ 3000 px ($(for f in "${BIG[@]}"; do printf '%s ' "$(basename "$f")"; done)) + the ${#Q95_JPEGS[@]} q95 JPEGs of W4"
+w5_large_jpeg_1024
+
+emit ""
+emit "- load after run: $(cut -d' ' -f1-3 /proc/loadavg); busiest the machine's other users were at the start of a timed run: ${MAX_BUSY}% of the CPUs (runs wait up to ${BENCH_QUIET_WAIT}s for < 15%)"
+
+if [[ -n $BENCH_TABLE ]]; then
+  mkdir -p "$(dirname "$BENCH_TABLE")"
+  cp "$TABLE_TMP" "$BENCH_TABLE"
+  echo "bench: table written to $BENCH_TABLE" >&2
+fi
+
+# imgprep producing nothing at all is a real error (broken build), unlike a rival failing on a file.
+if [[ ${R_FAIL[imgprep]:-0} -ge ${#INPUTS[@]} ]]; then die "imgprep produced no output in W5"; fi
+exit 0
