@@ -117,6 +117,7 @@ count_outputs() {
 # median wall seconds in R_TIME[LABEL], max RSS (MB) in R_RSS[LABEL], failed files in R_FAIL[LABEL].
 # CMD sees the inputs in the global array INPUTS.
 declare -A R_TIME R_CPU R_RSS R_FAIL
+IMGPREP_FAILS=0   # every input here is valid: imgprep failing one is a real error (exit 1 at the end)
 measure() {
   local label=$1 out=$2; shift 2
   local run t0 t1 rss maxrss=0 times=() cpus=() ok rc
@@ -141,6 +142,7 @@ measure() {
   R_CPU[$label]=$(printf '%s\n' "${cpus[@]}" | median)
   R_RSS[$label]=$((maxrss / 1024))
   R_FAIL[$label]=$((${#INPUTS[@]} - ok))
+  [[ $label == imgprep ]] && IMGPREP_FAILS=$((IMGPREP_FAILS + R_FAIL[$label]))
   if ((rc != 0)); then
     echo "  ($label: last run exit $rc; first stderr lines:)" >&2
     head -3 "$TMP/last.err" | sed 's/^/    /' >&2
@@ -284,7 +286,9 @@ w4_byte_budget() {
   emit ""
   emit "imgprep average encodes per file: $enc"
   emit ""
-  emit "Per file (bytes, quality; imgprep's own --json quality in brackets):"
+  emit "Per file (bytes, identify's quality; imgprep's own --json quality/encodes in brackets, qnull = copied unchanged)."
+  emit "imgprep writes upright pixels (EXIF orientation applied, tag reset); ImageMagick and jpegoptim keep the"
+  emit "pixels as stored and the Orientation tag, so a rotated source can fit at a different quality."
   emit ""
   emit "| file | imgprep | ImageMagick jpeg:extent | jpegoptim -S$JPEGOPTIM_KB |"
   emit "|---|---:|---:|---:|"
@@ -315,7 +319,7 @@ emit "## Benchmark: imgprep vs vips / heif-convert / ImageMagick / jpegoptim"
 emit ""
 emit "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); load before run: $(cut -d' ' -f1-3 /proc/loadavg)"
 emit "- CPU: $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo), nproc $(nproc), $(awk '/MemTotal/ {printf "%.0f GB RAM", $2/1048576}' /proc/meminfo)"
-emit "- imgprep: $("$IMGPREP" --version 2>/dev/null | head -1 || true) ($(basename "$IMGPREP"), release build)"
+emit "- imgprep: $("$IMGPREP" --version 2>/dev/null | head -1 || true), binary $IMGPREP built $(date -u -r "$IMGPREP" '+%Y-%m-%d %H:%M UTC'), repo HEAD $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo '?') (working tree may differ)"
 emit "- vips $(vips --version | sed 's/vips-//'), libheif $(dpkg-query -W -f='${Version}' libheif1 2>/dev/null) (heif-convert), ImageMagick $("$CONVERT" -version | awk 'NR==1 {print $3}') (Q16, default Debian policy: 256 MiB memory, 128 MP area), $(jpegoptim --version | head -1 | awk '{print $1, $2}'), libjpeg-turbo $(dpkg-query -W -f='${Version}' libjpeg62-turbo 2>/dev/null)"
 emit "- method: each tool 2 files at a time (imgprep -j 2, rivals xargs -P 2 one process per file); median of $BENCH_RUNS runs of wall time (and of CPU = user+sys of all processes: steadier on a shared machine); peak RSS = /usr/bin/time -v max RSS over the runs (for xargs: the largest single child)"
 
@@ -357,6 +361,7 @@ if [[ -n $BENCH_TABLE ]]; then
   echo "bench: table written to $BENCH_TABLE" >&2
 fi
 
-# imgprep producing nothing at all is a real error (broken build), unlike a rival failing on a file.
-if [[ ${R_FAIL[imgprep]:-0} -ge ${#INPUTS[@]} ]]; then die "imgprep produced no output in W5"; fi
+# imgprep failing on any of these valid inputs is a real error (after the table is written); a rival
+# failing on a file is only counted in its row.
+((IMGPREP_FAILS == 0)) || die "imgprep failed on $IMGPREP_FAILS file(s); see the 'failed files' columns"
 exit 0

@@ -1,5 +1,6 @@
 import Foundation
 import ImagePrep
+import Synchronization
 
 /// A subcommand: its option table (which also drives --help) and how it runs.
 protocol Command {
@@ -142,7 +143,7 @@ func runBatch(_ options: BatchCommandOptions, command: String) async -> Int32 {
         reporter.usageError("no input files; see 'imgprep \(command) --help'")
         return 2
     }
-    let expanded = BatchPlan.expand(inputs, recursive: options.recursive)
+    let expanded = BatchPlan.expand(inputs, recursive: options.recursive, excluding: options.outputDirectory)
     for (path, reason) in expanded.errors { reporter.fileError(path, reason) }
     let jobs = BatchPlan.jobs(for: expanded.inputs, format: options.settings.format,
                               outputDirectory: options.outputDirectory, inPlace: options.batch.inPlace)
@@ -152,26 +153,41 @@ func runBatch(_ options: BatchCommandOptions, command: String) async -> Int32 {
     reporter.start(total: jobs.count)
     var summary = await BatchRunner.run(jobs, settings: options.settings, options: options.batch,
                                         cancellation: cancellation) { outcome in reporter.report(outcome) }
-    withExtendedLifetime(signals) {}
     summary.failed += expanded.errors.count
     reporter.finish(summary)
-    if summary.interrupted { return 130 }
+    if summary.interrupted { return 128 + signals.received }
     return summary.failed > 0 ? 1 : 0
 }
 
 /// SIGINT/SIGTERM stop the batch from starting new files; in-flight files finish or are discarded,
 /// their temporary files removed, and the run exits 130.
 final class SignalWatcher {
-    private var sources: [DispatchSourceSignal] = []
+    private let sources: [DispatchSourceSignal]
+    private let first = FirstSignal()
+
+    private final class FirstSignal: Sendable {
+        let value = Atomic<Int32>(0)
+    }
+
+    /// The first signal that arrived (SIGINT → exit 130, SIGTERM → 143), or SIGINT if none did.
+    var received: Int32 {
+        let value = first.value.load(ordering: .relaxed)
+        return value == 0 ? SIGINT : value
+    }
 
     init(_ cancellation: CancellationFlag) {
+        var sources: [DispatchSourceSignal] = []
         for signalNumber in [SIGINT, SIGTERM] {
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler { cancellation.cancel() }
+            source.setEventHandler { [first] in
+                _ = first.value.compareExchange(expected: 0, desired: signalNumber, ordering: .relaxed)
+                cancellation.cancel()
+            }
             source.resume()
             sources.append(source)
         }
+        self.sources = sources
     }
 
     deinit { sources.forEach { $0.cancel() } }

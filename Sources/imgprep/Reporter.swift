@@ -37,7 +37,7 @@ final class Reporter: Sendable {
 
     func fileError(_ path: String, _ reason: String) {
         if mode == .json {
-            printJSON(["input": path, "output": NSNull(), "status": "failed", "error": reason])
+            printJSON(json(FileOutcome(job: BatchJob(input: path, output: ""), status: .failed, reason: reason)))
         } else {
             writeError("imgprep: \(path): \(reason)")
         }
@@ -97,7 +97,8 @@ final class Reporter: Sendable {
 
     private func json(_ outcome: FileOutcome) -> [String: Any] {
         var object: [String: Any] = [
-            "input": outcome.job.input, "output": outcome.job.output, "status": outcome.status.rawValue,
+            "input": outcome.job.input, "output": outcome.job.output.isEmpty ? NSNull() : outcome.job.output,
+            "status": outcome.status.rawValue,
             "error": outcome.status == .failed ? (outcome.reason ?? "failed") : NSNull(),
             "format": outcome.format?.rawValue ?? NSNull(), "width": outcome.width ?? NSNull(),
             "height": outcome.height ?? NSNull(), "bytes": outcome.bytes ?? NSNull(),

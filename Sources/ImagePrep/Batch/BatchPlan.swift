@@ -28,6 +28,10 @@ public struct InputPath: Sendable, Equatable {
 public enum BatchPlan {
     /// Decides every output before any work starts, so collisions fail for both inputs up front.
     public static func jobs(for inputs: [InputPath], format: OutputFormat, outputDirectory: String?, inPlace: Bool) -> [BatchJob] {
+        // The same path named twice (`a.heic ./a.heic`, or a file and its directory with -r) is one job.
+        // Symlinks stay separate jobs: they are separate names with separate outputs.
+        var seen = Set<String>()
+        let inputs = inputs.filter { seen.insert(OutputNaming.normalize($0.path)).inserted }
         let outputs = inputs.map { input in
             inPlace ? input.path
                 : OutputNaming.outputPath(for: input.path, format: format, directory: outputDirectory, relativeTo: input.root)
@@ -43,7 +47,10 @@ public enum BatchPlan {
     /// Expands directory arguments (with `recursive`) into the image files below them, sorted.
     /// Files found in directories that do not sniff as images are skipped silently; a directory without
     /// `recursive` is an error for that argument.
-    public static func expand(_ arguments: [String], recursive: Bool) -> (inputs: [InputPath], errors: [(String, String)]) {
+    /// - Parameter excluding: a directory never to descend into (the output directory, so a second
+    ///   run of `-r . -o out` does not take its own outputs as inputs).
+    public static func expand(_ arguments: [String], recursive: Bool, excluding: String? = nil) -> (inputs: [InputPath], errors: [(String, String)]) {
+        let excluded = excluding.map(canonicalPath)
         var inputs: [InputPath] = [], errors: [(String, String)] = []
         let fm = FileManager.default
         for argument in arguments {
@@ -65,6 +72,12 @@ public enum BatchPlan {
             var found: [String] = []
             while let relative = walker.nextObject() as? String {
                 let path = root + "/" + relative
+                if let excluded, canonicalPath(path) == excluded {
+                    walker.skipDescendants()
+                    continue
+                }
+                // Our own temporary files (`.NAME.imgprep-XXXXXX`) from a run still going on.
+                if (relative as NSString).lastPathComponent.hasPrefix("."), relative.contains(".imgprep-") { continue }
                 var isDir: ObjCBool = false
                 if fm.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue, looksLikeImage(path) {
                     found.append(path)
@@ -73,6 +86,13 @@ public enum BatchPlan {
             inputs += found.sorted().map { InputPath(path: $0, root: root) }
         }
         return (inputs, errors)
+    }
+
+    /// The path with symlinks resolved when it exists, else just normalised (`out` and `./out/` match).
+    static func canonicalPath(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return OutputNaming.normalize(path) }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// Reads just enough of a file to sniff it.

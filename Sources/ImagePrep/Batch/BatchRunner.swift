@@ -38,6 +38,12 @@ public struct FileOutcome: Sendable {
     public var passedThrough = false
     public var warnings: [String] = []
     public var milliseconds = 0
+
+    public init(job: BatchJob, status: Status, reason: String? = nil) {
+        self.job = job
+        self.status = status
+        self.reason = reason
+    }
 }
 
 public struct BatchSummary: Sendable {
@@ -112,8 +118,14 @@ public enum BatchRunner {
     static func process(_ job: BatchJob, settings: ConversionSettings, options: BatchOptions,
                         cancellation: CancellationFlag) -> FileOutcome {
         let start = DispatchTime.now()
+        var outcome = processUntimed(job, settings: settings, options: options, cancellation: cancellation)
+        outcome.milliseconds = Int((DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1_000_000)
+        return outcome
+    }
+
+    private static func processUntimed(_ job: BatchJob, settings: ConversionSettings, options: BatchOptions,
+                                       cancellation: CancellationFlag) -> FileOutcome {
         var outcome = FileOutcome(job: job, status: .ok)
-        defer { outcome.milliseconds = Int((DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1_000_000) }
         if let problem = job.problem {
             outcome.status = .failed
             outcome.reason = problem
@@ -151,11 +163,9 @@ public enum BatchRunner {
                 return outcome
             }
             if prepared.passedThrough && options.inPlace { return outcome }  // already as it should be
-            let mtime = options.preserveModificationTime
-                ? (try? FileManager.default.attributesOfItem(atPath: job.input)[.modificationDate] as? Date) ?? nil
-                : nil
+            let mtime = options.preserveModificationTime ? FileTimestamp(modificationOf: job.input) : nil
             try AtomicWriter.write(prepared.bytes, to: job.output,
-                                   permissionsFrom: options.inPlace ? job.input : nil, modificationDate: mtime)
+                                   permissionsFrom: options.inPlace ? job.input : nil, modificationTime: mtime)
         } catch let error as ImagePrepError {
             outcome.status = .failed
             outcome.reason = error.description
@@ -168,11 +178,9 @@ public enum BatchRunner {
 
     static func skipReason(_ job: BatchJob, options: BatchOptions) -> String? {
         guard !options.inPlace, options.existing != .overwrite,
-              let outputAttributes = try? FileManager.default.attributesOfItem(atPath: job.output) else { return nil }
+              let outputTime = FileTimestamp(modificationOf: job.output) else { return nil }
         if options.existing == .skip { return "output exists" }
-        guard let outputDate = outputAttributes[.modificationDate] as? Date,
-              let inputDate = (try? FileManager.default.attributesOfItem(atPath: job.input))?[.modificationDate] as? Date
-        else { return nil }
-        return outputDate >= inputDate ? "output is up to date" : nil
+        guard let inputTime = FileTimestamp(modificationOf: job.input) else { return nil }
+        return outputTime >= inputTime ? "output is up to date" : nil
     }
 }

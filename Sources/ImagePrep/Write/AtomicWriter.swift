@@ -5,9 +5,9 @@ import Foundation
 public enum AtomicWriter {
     /// - Parameters:
     ///   - permissionsFrom: copy this file's mode (for in-place replacement); otherwise 0644 less the umask.
-    ///   - modificationDate: set on the result before it becomes visible (`--preserve-mtime`).
+    ///   - modificationTime: set on the result before it becomes visible (`--preserve-mtime`).
     public static func write(_ bytes: [UInt8], to path: String, permissionsFrom: String? = nil,
-                             modificationDate: Date? = nil) throws {
+                             modificationTime: FileTimestamp? = nil) throws {
         let directory = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
         let directoryPath = directory.isEmpty ? "." : directory
@@ -30,10 +30,9 @@ public enum AtomicWriter {
                 if stat(source, &info) == 0 { mode = info.st_mode & 0o7777 }
             }
             fchmod(fd, mode)
-            if let modificationDate {
-                let seconds = modificationDate.timeIntervalSince1970
-                var times = [timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9)),
-                             timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))]
+            if let modificationTime {
+                let time = timespec(tv_sec: modificationTime.seconds, tv_nsec: modificationTime.nanoseconds)
+                var times = [time, time]
                 futimens(fd, &times)
             }
         }
@@ -64,5 +63,24 @@ public enum AtomicWriter {
 
     private static func ioError(_ what: String) -> ImagePrepError {
         ImagePrepError(.io, "\(what): \(String(cString: strerror(errno)))")
+    }
+}
+
+/// A file's modification time to the nanosecond: a `Date` (a Double) would round it, and then
+/// `--update` and make would see outputs older than their inputs.
+public struct FileTimestamp: Sendable, Comparable {
+    public var seconds: Int
+    public var nanoseconds: Int
+
+    /// The modification time of `path`, or nil if it cannot be read.
+    public init?(modificationOf path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        seconds = info.st_mtim.tv_sec
+        nanoseconds = info.st_mtim.tv_nsec
+    }
+
+    public static func < (a: FileTimestamp, b: FileTimestamp) -> Bool {
+        (a.seconds, a.nanoseconds) < (b.seconds, b.nanoseconds)
     }
 }
