@@ -38,7 +38,7 @@ enum SharedOptions {
         .flag("preserve-mtime", nil, "give each output its input's modification time"),
         .flag("fail-fast", nil, "stop at the first failure"),
         .flag("json", nil, "print one JSON object per file, then a summary object, on standard output"),
-        .flag("quiet", "q", "print only errors"),
+        .flag("quiet", nil, "print only errors"),
         .flag("verbose", "v", "print a line per file (input -> output, size, quality)"),
         .flag("help", "h", "show this help"),
     ]
@@ -71,6 +71,7 @@ struct BatchCommandOptions {
             ["420": .s420, "422": .s422, "444": .s444][$0]
         } ?? .s420
         settings.jpeg.progressive = args.has("progressive")
+        settings.pngCompressionLevel = try integer("png-compression", in: 0...9) ?? 6
         if let budget = try args.value("max-bytes", as: "a size such as 250000, 500KB, 1.5MB or 1MiB", ByteSize.parse) {
             var byteBudget = ByteBudget(maxBytes: budget)
             byteBudget.minQuality = try integer("min-quality", in: 1...100) ?? 40
@@ -200,7 +201,8 @@ struct ConvertCommand: Command {
         usage: "imgprep convert [options] FILE... | DIR... -r",
         options: [
             .value("to", nil, "FORMAT", "output format: jpeg or png", default: "jpeg"),
-            .value("quality", nil, "N", "JPEG quality 1-100 (the ceiling when --max-bytes is given)", default: "85"),
+            .value("quality", "q", "N", "JPEG quality 1-100 (the ceiling when --max-bytes is given)", default: "85"),
+            .value("png-compression", nil, "N", "zlib level for PNG output, 0 (fastest) to 9 (smallest)", default: "6"),
             .value("max-bytes", nil, "SIZE", "search for the highest JPEG quality that fits SIZE (see compress)"),
         ] + SharedOptions.image + SharedOptions.search + SharedOptions.batch,
         examples: [
@@ -233,7 +235,7 @@ struct CompressCommand: Command {
         usage: "imgprep compress --max-bytes SIZE [options] FILE...",
         options: [
             .value("max-bytes", nil, "SIZE", "the budget, metadata included: 250000, 250000B, 500KB, 1.5MB (x1000), 512KiB, 1MiB (x1024)"),
-            .value("quality", nil, "N", "highest quality the search may use", default: "95"),
+            .value("quality", "q", "N", "highest quality the search may use", default: "95"),
             .flag("in-place", nil, "replace each input atomically, keeping its permissions"),
         ] + SharedOptions.search + SharedOptions.image + SharedOptions.batch,
         examples: [
