@@ -9,6 +9,7 @@
 #   CORPUS       corpus root (default ../shared/corpus, relative to the repo); read only, never copied
 #   BENCH_RUNS   timed runs per tool and workload; the table shows the median (default 3)
 #   BENCH_TABLE  where to write the markdown table (default bench/README-table.md; empty = don't write)
+#   BENCH_WORKLOADS  which workloads to run (default "1 2 3 4 5"; W3's ratios need W1)
 #   BENCH_200MP  1 = also time the 200 MP Samsung HEIC as its own row set (W1b); off by default
 #                because one file takes ~7 s per tool per run and ImageMagick's policy refuses it
 #   CONVERT      ImageMagick 6 convert (default /usr/bin/convert: the real binary, not a wrapper)
@@ -31,6 +32,7 @@ CORPUS=${CORPUS:-../shared/corpus}
 BENCH_RUNS=${BENCH_RUNS:-3}
 BENCH_TABLE=${BENCH_TABLE-bench/README-table.md}
 BENCH_200MP=${BENCH_200MP:-0}
+BENCH_WORKLOADS=${BENCH_WORKLOADS:-1 2 3 4 5}
 BENCH_QUIET_WAIT=${BENCH_QUIET_WAIT:-120}
 if [[ -z ${CONVERT:-} ]]; then
   if [[ -x /usr/bin/convert ]]; then CONVERT=/usr/bin/convert; else CONVERT=convert; fi
@@ -312,6 +314,8 @@ w5_large_jpeg_1024() {
 # ---------------------------------------------------------------------------------------------------
 # Main
 
+wanted() { [[ " $BENCH_WORKLOADS " == *" $1 "* ]]; }
+
 for t in vips vipsthumbnail heif-convert jpegoptim identify jq; do have "$t" || die "$t missing (make bench-deps)"; done
 have "$CONVERT" || die "ImageMagick convert missing (make bench-deps)"
 
@@ -325,32 +329,36 @@ emit "- method: each tool 2 files at a time (imgprep -j 2, rivals xargs -P 2 one
 
 INPUTS=("${HEICS[@]}")
 emit "- device photos (W1-W3): ${#INPUTS[@]} HEICs from corpus heic/: ${DEVICE_HEICS[*]}"
-w1_full_size
-W1_IMGPREP=${R_TIME[imgprep]}; W1_IMGPREP_CPU=${R_CPU[imgprep]}
-w2_long_edge_2048
+wanted 1 && w1_full_size
+W1_IMGPREP=${R_TIME[imgprep]:-0}; W1_IMGPREP_CPU=${R_CPU[imgprep]:-0}
+wanted 2 && w2_long_edge_2048
 R_TIME[imgprep]=$W1_IMGPREP; R_CPU[imgprep]=$W1_IMGPREP_CPU   # W3's ratios are against W1's imgprep
-w3_floors
+wanted 3 && w3_floors
 
 if [[ $BENCH_200MP == 1 && -f $CORPUS/heic/pillow_heif__200MP.heic ]]; then
   INPUTS=("$CORPUS/heic/pillow_heif__200MP.heic")
   w1_full_size "W1b: 200 MP HEIC (16320x12240, 1 file) → JPEG full size q85"
 fi
 
-make_q95_jpegs
-INPUTS=("${Q95_JPEGS[@]}")
-w4_byte_budget
+if wanted 4 || wanted 5; then make_q95_jpegs; fi
+if wanted 4; then
+  INPUTS=("${Q95_JPEGS[@]}")
+  w4_byte_budget
+fi
 
 # W5 inputs: the corpus JPEGs with a long edge >= 3000 px plus the q95 camera JPEGs made above.
-BIG=()
-for f in "$CORPUS"/jpeg/*.jp*g; do
-  long=$(vipsheader -f width "$f" 2>/dev/null || echo 0); h=$(vipsheader -f height "$f" 2>/dev/null || echo 0)
-  ((h > long)) && long=$h
-  ((long >= 3000)) && BIG+=("$f")
-done
-INPUTS=("${BIG[@]}" "${Q95_JPEGS[@]}")
-emit ""
-emit "- W5 inputs: ${#BIG[@]} corpus JPEGs with long edge ≥ 3000 px ($(for f in "${BIG[@]}"; do printf '%s ' "$(basename "$f")"; done)) + the ${#Q95_JPEGS[@]} q95 JPEGs of W4"
-w5_large_jpeg_1024
+if wanted 5; then
+  BIG=()
+  for f in "$CORPUS"/jpeg/*.jp*g; do
+    long=$(vipsheader -f width "$f" 2>/dev/null || echo 0); h=$(vipsheader -f height "$f" 2>/dev/null || echo 0)
+    ((h > long)) && long=$h
+    ((long >= 3000)) && BIG+=("$f")
+  done
+  INPUTS=("${BIG[@]}" "${Q95_JPEGS[@]}")
+  emit ""
+  emit "- W5 inputs: ${#BIG[@]} corpus JPEGs with long edge ≥ 3000 px ($(for f in "${BIG[@]}"; do printf '%s ' "$(basename "$f")"; done)) + the ${#Q95_JPEGS[@]} q95 JPEGs of W4"
+  w5_large_jpeg_1024
+fi
 
 emit ""
 emit "- load after run: $(cut -d' ' -f1-3 /proc/loadavg); busiest the machine's other users were at the start of a timed run: ${MAX_BUSY}% of the CPUs (runs wait up to ${BENCH_QUIET_WAIT}s for < 15%)"

@@ -17,7 +17,7 @@ enum SharedOptions {
         .value("background", nil, "COLOR", "colour under transparent pixels in JPEG output: white, black or #rrggbb", default: "white"),
         .flag("strip-gps", nil, "remove GPS from EXIF and XMP, keep everything else"),
         .flag("strip-metadata", nil, "drop EXIF and XMP; the ICC profile stays so colours do not change"),
-        .value("subsampling", nil, "MODE", "JPEG chroma subsampling: 420, 422 or 444", default: "420"),
+        .value("subsampling", nil, "MODE", "JPEG chroma: auto (444 at quality 90+, 420 below and in budget searches), 420, 422 or 444", default: "auto"),
         .flag("progressive", nil, "write progressive JPEG"),
         .value("max-pixels", nil, "N", "refuse inputs with more pixels than N before decoding", default: "300000000"),
     ]
@@ -67,9 +67,11 @@ struct BatchCommandOptions {
         settings.background = try args.value("background", as: "white, black or #rrggbb", RGBColor.init(parsing:)) ?? .white
         settings.stripGPS = args.has("strip-gps")
         settings.stripMetadata = args.has("strip-metadata")
-        settings.jpeg.subsampling = try args.value("subsampling", as: "420, 422 or 444") {
-            ["420": .s420, "422": .s422, "444": .s444][$0]
-        } ?? .s420
+        if args.value("subsampling") != "auto" {
+            settings.subsampling = try args.value("subsampling", as: "auto, 420, 422 or 444") {
+                ["420": .s420, "422": .s422, "444": .s444][$0]
+            }
+        }
         settings.jpeg.progressive = args.has("progressive")
         settings.pngCompressionLevel = try integer("png-compression", in: 0...9) ?? 6
         if let budget = try args.value("max-bytes", as: "a size such as 250000, 500KB, 1.5MB or 1MiB", ByteSize.parse) {

@@ -46,6 +46,7 @@ import Testing
                 var next = settings
                 next.budget = nil
                 next.quality = quality + 1
+                next.subsampling = .s420  // what the search used (auto would pick 4:4:4 at 90+)
                 let above = try ImagePipeline.prepare(file, settings: next)
                 #expect(above.bytes.count > budget, "\(path) at \(budget): q\(quality + 1) also fits (\(above.bytes.count))")
             }

@@ -8,6 +8,8 @@ public struct DecodedImage: Sendable {
     public var sourceBitDepth: Int
     /// Things that were wrong but did not stop decoding, as sentences.
     public var warnings: [String]
+    /// A known point of the size curve: a JPEG source's estimated quality and its size in bytes.
+    public var sizeHint: (quality: Int, bytes: Int)?
 
     public init(pixels: PixelBuffer, metadata: ImageMetadata, orientation: ExifOrientation,
                 sourceBitDepth: Int = 8, warnings: [String] = []) {

@@ -46,7 +46,10 @@ public struct HeifDecoder: Sendable {
         guard let image else { throw ImagePrepError.library("libheif", "decoder returned no image") }
         defer { heif_image_release(image) }
 
-        let pixels = try Self.pixels(of: image, hasAlpha: hasAlpha, wide: wide)
+        let nclx = Self.nclxProfile(handle: handle) ?? Self.nclxProfile(image: image)
+        let hdr = wide && Self.rawProfile(handle: handle) == nil
+            ? nclx.flatMap { HDRToneMapper(transfer: $0.transfer, bitDepth: bitDepth) } : nil
+        let pixels = try Self.pixels(of: image, hasAlpha: hasAlpha, wide: wide, toneMapping: hdr)
         var warnings: [String] = []
         let metadata = Self.metadata(handle: handle, image: image, warnings: &warnings)
         return DecodedImage(pixels: pixels, metadata: metadata, orientation: .up,
@@ -54,8 +57,9 @@ public struct HeifDecoder: Sendable {
     }
 
     /// Copies the interleaved plane into a tightly packed 8-bit buffer; deeper samples are scaled
-    /// with rounding (v * 255 / max), not truncated.
-    private static func pixels(of image: OpaquePointer, hasAlpha: Bool, wide: Bool) throws -> PixelBuffer {
+    /// with rounding (v * 255 / max), not truncated, or tone-mapped when they are HDR.
+    private static func pixels(of image: OpaquePointer, hasAlpha: Bool, wide: Bool,
+                               toneMapping: HDRToneMapper?) throws -> PixelBuffer {
         let width = Int(heif_image_get_width(image, heif_channel_interleaved))
         let height = Int(heif_image_get_height(image, heif_channel_interleaved))
         var stride: Int32 = 0
@@ -74,6 +78,18 @@ public struct HeifDecoder: Sendable {
             }
             let depth = Int(heif_image_get_bits_per_pixel_range(image, heif_channel_interleaved))
             let maxValue = UInt32((1 << max(depth, 9)) - 1)
+            if let toneMapping {
+                for y in 0..<height {
+                    let row = UnsafeRawPointer(plane + y * Int(stride))
+                    func sample(_ i: Int) -> Int { Int(UInt16(littleEndian: row.loadUnaligned(fromByteOffset: i * 2, as: UInt16.self))) }
+                    for x in 0..<width {
+                        let i = x * channels, o = y * rowBytes + x * channels
+                        (dst[o], dst[o + 1], dst[o + 2]) = toneMapping.map(sample(i), sample(i + 1), sample(i + 2))
+                        if channels == 4 { dst[o + 3] = UInt8((min(UInt32(sample(i + 3)), maxValue) * 255 + maxValue / 2) / maxValue) }
+                    }
+                }
+                return
+            }
             for y in 0..<height {
                 let row = UnsafeRawPointer(plane + y * Int(stride))
                 for i in 0..<rowBytes {

@@ -3,8 +3,14 @@
 enum SourceDecoder {
     static func decode(_ file: [UInt8], format: SniffedFormat, settings: ConversionSettings) throws -> DecodedImage {
         switch format {
-        case .heif:
-            return try HeifDecoder(maxPixels: settings.maxPixels, decodingThreads: settings.threadsPerImage).decode(file)
+        case .heif(let major, let compatible):
+            do {
+                return try HeifDecoder(maxPixels: settings.maxPixels, decodingThreads: settings.threadsPerImage).decode(file)
+            } catch let error as ImagePrepError where error.description.contains("does not include any supported brands") {
+                // A sequence brand without a still-image brand: libheif's own wording does not say what is wrong.
+                let brands = ([major] + compatible).filter { $0 != "    " }.map { "'\($0)'" }.joined(separator: ", ")
+                throw ImagePrepError(.unsupported, "an image sequence with no still image (brands \(brands)); libheif 1.15 reads only still images")
+            }
         case .jpeg:
             return try decodeJPEG(file, settings: settings)
         case .png:
@@ -20,7 +26,9 @@ enum SourceDecoder {
         let denominator = shrinkOnLoad(width: width, height: height, maxDimension: settings.maxDimension)
         let pixels = try JPEGDecoder.decode(file, scaleDenominator: denominator)
         if metadata.exif == nil && metadata.xmp == nil && metadata.icc == nil { metadata = ImageMetadata() }
-        return DecodedImage(pixels: pixels, metadata: metadata, orientation: orientation, warnings: warnings)
+        var decoded = DecodedImage(pixels: pixels, metadata: metadata, orientation: orientation, warnings: warnings)
+        decoded.sizeHint = JPEGMarkers.estimatedQuality(of: file).map { ($0, file.count) }
+        return decoded
     }
 
     private static func decodePNG(_ file: [UInt8], settings: ConversionSettings) throws -> DecodedImage {

@@ -6,8 +6,9 @@ enum JPEGOutput {
     /// JPEG bytes ∝ pixels^sizeExponent when a photo is shrunk.
     static let sizeExponent = 0.75
 
+    /// - Parameter sizeHints: predicted sizes by quality for this picture, to aim the first trial.
     static func encode(_ upright: PixelBuffer, metadata source: ImageMetadata, settings: ConversionSettings,
-                       warnings: [String]) throws -> PreparedImage {
+                       warnings: [String], sizeHints: [Int: Int] = [:]) throws -> PreparedImage {
         let encoder = JPEGEncoder()
         // Metadata is rebuilt for each size tried, since EXIF records the pixel dimensions.
         func segments(for image: PixelBuffer) -> (segments: [JPEGSegment], warnings: [String]) {
@@ -23,14 +24,16 @@ enum JPEGOutput {
 
         guard let budget = settings.budget else {
             let (segments, notes) = segments(for: upright)
-            let bytes = try encoder.encode(upright, quality: settings.quality, settings: settings.jpeg, segments: segments)
+            let bytes = try encoder.encode(upright, quality: settings.quality, settings: settings.jpegSettings(searching: false),
+                                           segments: segments)
             return prepared(upright, bytes, quality: settings.quality, encodes: 1, notes: notes)
         }
 
         let floor = min(budget.minQuality, settings.quality)
+        let jpegSettings = settings.jpegSettings(searching: true)
         var image = upright
         var encodes = 0
-        var hints: [Int: Int] = [:]
+        var hints = sizeHints
         while true {
             let (segments, notes) = segments(for: image)
             let metadataBytes = segments.reduce(0) { $0 + $1.payload.count + 4 }
@@ -41,7 +44,7 @@ enum JPEGOutput {
             let current = image
             let result = try searchQuality(floor: floor, ceiling: settings.quality, budget: budget.maxBytes,
                                            strategy: budget.strategy, hints: hints) { quality in
-                try encoder.encode(current, quality: quality, settings: settings.jpeg, segments: segments)
+                try encoder.encode(current, quality: quality, settings: jpegSettings, segments: segments)
             }
             encodes += result.encodes
             if let fit = result.fit {

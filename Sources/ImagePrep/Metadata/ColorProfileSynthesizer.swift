@@ -29,9 +29,7 @@ public enum ColorProfileSynthesizer {
         case 4: curve = .gamma(2.2)
         case 5: curve = .gamma(2.8)
         case 8: curve = .gamma(1.0)
-        case 16, 18:
-            return (make(primaries, .sRGB),
-                    "HDR source (\(color.transfer == 16 ? "PQ" : "HLG") transfer) written without tone mapping: highlights clip")
+        case 16, 18: curve = .sRGB  // PQ/HLG pixels arrive tone-mapped to SDR with the sRGB curve (HDRToneMapper)
         default:
             return (nil, "transfer characteristics \(color.transfer) are not supported: no colour profile written")
         }
@@ -106,7 +104,7 @@ public enum ColorProfileSynthesizer {
         let size = dataStart + body.count
         var header = u32(size) + Array("none".utf8) + [2, 0x20, 0, 0] + Array("mntrRGB XYZ ".utf8)
         header += u16(2024) + u16(1) + u16(1) + u16(0) + u16(0) + u16(0)  // creation date
-        header += Array("acsp".utf8) + [UInt8](repeating: 0, count: 24)  // platform, flags, manufacturer, model
+        header += Array("acsp".utf8) + [UInt8](repeating: 0, count: 16)  // platform, flags, manufacturer, model
         header += [UInt8](repeating: 0, count: 8) + u32(0)  // attributes, rendering intent (perceptual)
         header += xyz(0.9642, 1.0, 0.8249) + [UInt8](repeating: 0, count: 4)
         header += [UInt8](repeating: 0, count: 128 - header.count)

@@ -11,6 +11,16 @@ public struct ConversionSettings: Sendable {
     /// Drops EXIF and XMP; the ICC profile stays so colours do not change.
     public var stripMetadata = false
     public var jpeg = JPEGSettings()
+    /// Chroma subsampling; nil chooses like libvips and ImageMagick: 4:4:4 for a single encode at
+    /// quality 90 or more, 4:2:0 otherwise and for every budget search (fixed within a search).
+    public var subsampling: JPEGSettings.Subsampling?
+
+    /// The JPEG settings for an encode at `quality`, with subsampling resolved.
+    func jpegSettings(searching: Bool) -> JPEGSettings {
+        var resolved = jpeg
+        resolved.subsampling = subsampling ?? (!searching && quality >= 90 ? .s444 : .s420)
+        return resolved
+    }
     public var pngCompressionLevel = 6
     public var budget: ByteBudget?
     /// Inputs with more pixels are refused before decoding.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// sniff → decode → orient → resize → encode (with the quality search), for one file in memory.
 /// Writing is the caller's job (see AtomicWriter), so the library never touches the file system here.
 public enum ImagePipeline {
@@ -28,7 +30,12 @@ public enum ImagePipeline {
                                  quality: nil, encodes: 1, passedThrough: false, warnings: warnings)
         case .jpeg:
             if image.hasAlpha { image = flattened(image, onto: settings.background) }
-            return try JPEGOutput.encode(image, metadata: decoded.metadata, settings: settings, warnings: warnings)
+            // A JPEG source's own size and quality predict the first trial, saving the encode at the ceiling.
+            let hint = decoded.sizeHint.map { hint in
+                [hint.quality: Int(Double(hint.bytes) * pow(Double(image.width * image.height) / Double(fullWidth * fullHeight), JPEGOutput.sizeExponent))]
+            }
+            return try JPEGOutput.encode(image, metadata: decoded.metadata, settings: settings, warnings: warnings,
+                                         sizeHints: hint ?? [:])
         }
     }
 
