@@ -123,4 +123,7 @@ int cic_png_encode(const uint8_t *pixels, int width, int height, int channels,
 }
 #endif
 
+/* Pins glibc's mmap threshold at `bytes`: see BatchRunner for why. */
+void cic_pin_mmap_threshold(size_t bytes);
+
 #endif /* CIMAGECODECS_H */

@@ -1,3 +1,4 @@
+import CImageCodecs
 import Foundation
 import Synchronization
 
@@ -68,6 +69,10 @@ public enum BatchRunner {
     public static func run(_ jobs: [BatchJob], settings: ConversionSettings, options: BatchOptions,
                            cancellation: CancellationFlag,
                            onOutcome: @escaping @Sendable (FileOutcome) -> Void) async -> BatchSummary {
+        // Decoded photos take tens of MB each. Past the first free, glibc raises its mmap threshold and
+        // serves later images from heaps that do not shrink; pinning it keeps big buffers mmapped and
+        // returned at once (peak RSS at -j 2 on the corpus photos: 250 MB instead of 340-400 MB).
+        cic_pin_mmap_threshold(1 << 20)
         var summary = BatchSummary()
         let limit = max(1, options.jobs)
         let cores = ProcessInfo.processInfo.activeProcessorCount
