@@ -41,19 +41,66 @@ public struct HeifDecoder: Sendable {
         // A damaged tile must fail the file, not come out grey.
         options.pointee.strict_decoding = 1
 
+        // 8-bit opaque pictures come as Y'CbCr planes that we turn into RGB ourselves (see YCbCrToRGB);
+        // deeper or transparent ones as interleaved RGB(A) from libheif.
+        // (libheif 1.15 cannot hand out monochrome grids as planes: those take the RGB route.)
+        let coded = !wide && !hasAlpha ? CodedChroma(file: file).flatMap { $0 == .monochrome ? nil : $0 } : nil
+        let planar = coded != nil
+        let request: (heif_colorspace, heif_chroma) = switch coded {
+        case .yuv420: (heif_colorspace_YCbCr, heif_chroma_420)
+        case .yuv422: (heif_colorspace_YCbCr, heif_chroma_422)
+        case .yuv444: (heif_colorspace_YCbCr, heif_chroma_444)
+        case .monochrome, nil: (heif_colorspace_RGB, chroma)
+        }
         var image: OpaquePointer?
-        try check(heif_decode_image(handle, &image, heif_colorspace_RGB, chroma, options), "cannot decode the image")
+        try check(heif_decode_image(handle, &image, request.0, request.1, options), "cannot decode the image")
         guard let image else { throw ImagePrepError.library("libheif", "decoder returned no image") }
         defer { heif_image_release(image) }
 
-        let nclx = Self.nclxProfile(handle: handle) ?? Self.nclxProfile(image: image)
-        let hdr = wide && Self.rawProfile(handle: handle) == nil
-            ? nclx.flatMap { HDRToneMapper(transfer: $0.transfer, bitDepth: bitDepth) } : nil
-        let pixels = try Self.pixels(of: image, hasAlpha: hasAlpha, wide: wide, toneMapping: hdr)
+        let nclx = Self.nclxProfile(image: image) ?? Self.nclxProfile(handle: handle)
+        let pixels: PixelBuffer
+        if planar {
+            guard let converted = Self.rgb(fromPlanes: image, nclx: nclx) else {
+                throw ImagePrepError.library("libheif", "decoded image has an unexpected layout", kind: .unsupported)
+            }
+            pixels = converted
+        } else {
+            let hdr = wide && Self.rawProfile(handle: handle) == nil
+                ? nclx.flatMap { HDRToneMapper(transfer: $0.transfer, bitDepth: bitDepth) } : nil
+            pixels = try Self.pixels(of: image, hasAlpha: hasAlpha, wide: wide, toneMapping: hdr)
+        }
         var warnings: [String] = []
         let metadata = Self.metadata(handle: handle, image: image, warnings: &warnings)
         return DecodedImage(pixels: pixels, metadata: metadata, orientation: .up,
                             sourceBitDepth: bitDepth, warnings: warnings)
+    }
+
+    /// RGB from an 8-bit Y'CbCr (or monochrome) image, with the matrix and range its nclx gives, or
+    /// BT.601 full range when it gives none, as libheif assumes.
+    private static func rgb(fromPlanes image: OpaquePointer, nclx: NCLXColor?) -> PixelBuffer? {
+        func plane(_ channel: heif_channel) -> YCbCrToRGB.Plane? {
+            var stride: Int32 = 0
+            guard heif_image_get_bits_per_pixel_range(image, channel) == 8,
+                  let base = heif_image_get_plane_readonly(image, channel, &stride) else { return nil }
+            return YCbCrToRGB.Plane(base: base, stride: Int(stride))
+        }
+        let width = Int(heif_image_get_width(image, heif_channel_Y))
+        let height = Int(heif_image_get_height(image, heif_channel_Y))
+        guard width > 0, height > 0, let luma = plane(heif_channel_Y) else { return nil }
+        let converter = YCbCrToRGB(matrix: nclx?.matrix ?? 6, fullRange: nclx?.fullRange ?? true)
+        let format = heif_image_get_chroma_format(image)
+        if format == heif_chroma_monochrome {
+            return converter.convert(width: width, height: height, luma: luma, chroma: nil, xShift: 0, yShift: 0)
+        }
+        guard let cb = plane(heif_channel_Cb), let cr = plane(heif_channel_Cr) else { return nil }
+        let (xShift, yShift) = switch format {
+        case heif_chroma_420: (1, 1)
+        case heif_chroma_422: (1, 0)
+        case heif_chroma_444: (0, 0)
+        default: (-1, -1)
+        }
+        guard xShift >= 0 else { return nil }
+        return converter.convert(width: width, height: height, luma: luma, chroma: (cb, cr), xShift: xShift, yShift: yShift)
     }
 
     /// Copies the interleaved plane into a tightly packed 8-bit buffer; deeper samples are scaled
