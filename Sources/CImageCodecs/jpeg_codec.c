@@ -247,6 +247,47 @@ static void dest_term(j_compress_ptr cinfo) {
     dest->size = dest->capacity - dest->pub.free_in_buffer;
 }
 
+/* Everything both encoders share, up to jpeg_start_compress and the marker segments. Runs under
+ * the caller's setjmp: a libjpeg error longjmps back there. */
+static void start_compress(struct jpeg_compress_struct *cinfo, growing_dest *dest, int width, int height,
+                           J_COLOR_SPACE color_space, int raw, const cic_jpeg_options *options,
+                           const cic_jpeg_segment *segments, size_t segment_count) {
+    dest->pub.init_destination = dest_init;
+    dest->pub.empty_output_buffer = dest_grow;
+    dest->pub.term_destination = dest_term;
+    cinfo->dest = &dest->pub;
+
+    cinfo->image_width = (JDIMENSION)width;
+    cinfo->image_height = (JDIMENSION)height;
+    cinfo->input_components = 3;
+    cinfo->in_color_space = color_space;
+    jpeg_set_defaults(cinfo);
+    jpeg_set_quality(cinfo, options->quality, TRUE);
+    cinfo->dct_method = JDCT_ISLOW;
+    jpeg_component_info *luma = &cinfo->comp_info[0];   /* chroma stays 1x1 */
+    switch (raw ? CIC_SUBSAMPLING_420 : options->subsampling) {
+    case CIC_SUBSAMPLING_444: luma->h_samp_factor = 1; luma->v_samp_factor = 1; break;
+    case CIC_SUBSAMPLING_422: luma->h_samp_factor = 2; luma->v_samp_factor = 1; break;
+    default:                  luma->h_samp_factor = 2; luma->v_samp_factor = 2; break;
+    }
+    cinfo->raw_data_in = raw ? TRUE : FALSE;
+    cinfo->optimize_coding = options->optimize_coding ? TRUE : FALSE;
+    if (options->progressive) jpeg_simple_progression(cinfo);
+    cinfo->write_JFIF_header = options->write_jfif ? TRUE : FALSE;
+
+    jpeg_start_compress(cinfo, TRUE);
+    for (size_t i = 0; i < segment_count; i++)
+        jpeg_write_marker(cinfo, segments[i].marker, segments[i].data, segments[i].length);
+}
+
+static int check_encode_arguments(int width, int height, const cic_jpeg_options *options, char *err, size_t errlen) {
+    if (width <= 0 || height <= 0 || width > JPEG_MAX_DIMENSION || height > JPEG_MAX_DIMENSION)
+        return fail(err, errlen, "image size out of range for JPEG");
+    if (options->quality < 1 || options->quality > 100)
+        return fail(err, errlen, "quality must be 1...100");
+    return 0;
+}
+
 int cic_jpeg_encode(const uint8_t *rgb, int width, int height, size_t stride,
                     const cic_jpeg_options *options,
                     const cic_jpeg_segment *segments, size_t segment_count,
@@ -254,11 +295,8 @@ int cic_jpeg_encode(const uint8_t *rgb, int width, int height, size_t stride,
                     char *err, size_t errlen) {
     *out = NULL;
     *out_size = 0;
-    if (width <= 0 || height <= 0 || width > JPEG_MAX_DIMENSION || height > JPEG_MAX_DIMENSION)
-        return fail(err, errlen, "image size out of range for JPEG");
+    if (check_encode_arguments(width, height, options, err, errlen)) return -1;
     if (stride < (size_t)width * 3) return fail(err, errlen, "row stride shorter than a row");
-    if (options->quality < 1 || options->quality > 100)
-        return fail(err, errlen, "quality must be 1...100");
 
     struct jpeg_compress_struct cinfo;
     cic_jpeg_error jerr;
@@ -272,31 +310,7 @@ int cic_jpeg_encode(const uint8_t *rgb, int width, int height, size_t stride,
         return fail(err, errlen, jerr.message);
     }
     jpeg_create_compress(&cinfo);
-    dest.pub.init_destination = dest_init;
-    dest.pub.empty_output_buffer = dest_grow;
-    dest.pub.term_destination = dest_term;
-    cinfo.dest = &dest.pub;
-
-    cinfo.image_width = (JDIMENSION)width;
-    cinfo.image_height = (JDIMENSION)height;
-    cinfo.input_components = 3;
-    cinfo.in_color_space = JCS_RGB;
-    jpeg_set_defaults(&cinfo);
-    jpeg_set_quality(&cinfo, options->quality, TRUE);
-    cinfo.dct_method = JDCT_ISLOW;
-    jpeg_component_info *luma = &cinfo.comp_info[0];   /* chroma stays 1x1 */
-    switch (options->subsampling) {
-    case CIC_SUBSAMPLING_444: luma->h_samp_factor = 1; luma->v_samp_factor = 1; break;
-    case CIC_SUBSAMPLING_422: luma->h_samp_factor = 2; luma->v_samp_factor = 1; break;
-    default:                  luma->h_samp_factor = 2; luma->v_samp_factor = 2; break;
-    }
-    cinfo.optimize_coding = options->optimize_coding ? TRUE : FALSE;
-    if (options->progressive) jpeg_simple_progression(&cinfo);
-    cinfo.write_JFIF_header = options->write_jfif ? TRUE : FALSE;
-
-    jpeg_start_compress(&cinfo, TRUE);
-    for (size_t i = 0; i < segment_count; i++)
-        jpeg_write_marker(&cinfo, segments[i].marker, segments[i].data, segments[i].length);
+    start_compress(&cinfo, &dest, width, height, JCS_RGB, 0, options, segments, segment_count);
     while (cinfo.next_scanline < cinfo.image_height) {
         /* Rows straight from the caller's buffer, many per call. */
         JSAMPROW rows[64];
@@ -308,6 +322,84 @@ int cic_jpeg_encode(const uint8_t *rgb, int width, int height, size_t stride,
     }
     jpeg_finish_compress(&cinfo);
     jpeg_destroy_compress(&cinfo);
+
+    *out = dest.buffer;
+    *out_size = dest.size;
+    return 0;
+}
+
+/* Copies one source row into a padded row (edge sample repeated), mapping through `lut`. */
+static void copy_row(JSAMPROW to, const uint8_t *from, int count, int padded, const uint8_t *lut) {
+    if (lut) for (int x = 0; x < count; x++) to[x] = lut[from[x]];
+    else memcpy(to, from, (size_t)count);
+    for (int x = count; x < padded; x++) to[x] = to[count - 1];
+}
+
+int cic_jpeg_encode_ycbcr420(const uint8_t *y, size_t y_stride,
+                             const uint8_t *cb, size_t cb_stride,
+                             const uint8_t *cr, size_t cr_stride,
+                             int width, int height,
+                             const uint8_t *luma_lut, const uint8_t *chroma_lut,
+                             const cic_jpeg_options *options,
+                             const cic_jpeg_segment *segments, size_t segment_count,
+                             uint8_t **out, size_t *out_size,
+                             char *err, size_t errlen) {
+    *out = NULL;
+    *out_size = 0;
+    if (check_encode_arguments(width, height, options, err, errlen)) return -1;
+    const int chroma_width = (width + 1) / 2, chroma_height = (height + 1) / 2;
+    if (y_stride < (size_t)width || cb_stride < (size_t)chroma_width || cr_stride < (size_t)chroma_width)
+        return fail(err, errlen, "plane stride shorter than a row");
+
+    struct jpeg_compress_struct cinfo;
+    cic_jpeg_error jerr;
+    growing_dest dest;
+    JSAMPLE *volatile rows = NULL;   /* volatile: read after a longjmp */
+    memset(&cinfo, 0, sizeof cinfo);
+    memset(&dest, 0, sizeof dest);
+    cinfo.err = error_mgr_init(&jerr);
+    if (setjmp(jerr.jump)) {
+        jpeg_destroy_compress(&cinfo);
+        free(dest.buffer);
+        free(rows);
+        return fail(err, errlen, jerr.message);
+    }
+    jpeg_create_compress(&cinfo);
+    start_compress(&cinfo, &dest, width, height, JCS_YCbCr, 1, options, segments, segment_count);
+
+    /* The raw interface takes whole MCU rows (16 luma, 8 chroma rows) of whole blocks, so each band
+     * is copied into padded rows with the last row and column repeated. */
+    const int luma_padded = (int)cinfo.comp_info[0].width_in_blocks * DCTSIZE;
+    const int chroma_padded = (int)cinfo.comp_info[1].width_in_blocks * DCTSIZE;
+    rows = malloc((size_t)16 * luma_padded + (size_t)2 * 8 * chroma_padded);
+    if (!rows) {
+        jpeg_destroy_compress(&cinfo);
+        free(dest.buffer);
+        return fail(err, errlen, "out of memory");
+    }
+    JSAMPROW luma_rows[16], cb_rows[8], cr_rows[8];
+    for (int i = 0; i < 16; i++) luma_rows[i] = rows + (size_t)i * luma_padded;
+    for (int i = 0; i < 8; i++) {
+        cb_rows[i] = rows + (size_t)16 * luma_padded + (size_t)i * chroma_padded;
+        cr_rows[i] = rows + (size_t)16 * luma_padded + (size_t)(8 + i) * chroma_padded;
+    }
+    JSAMPARRAY planes[3] = { luma_rows, cb_rows, cr_rows };
+    while (cinfo.next_scanline < cinfo.image_height) {
+        int top = (int)cinfo.next_scanline;
+        for (int i = 0; i < 16; i++) {
+            int row = top + i < height ? top + i : height - 1;
+            copy_row(luma_rows[i], y + y_stride * (size_t)row, width, luma_padded, luma_lut);
+        }
+        for (int i = 0; i < 8; i++) {
+            int row = top / 2 + i < chroma_height ? top / 2 + i : chroma_height - 1;
+            copy_row(cb_rows[i], cb + cb_stride * (size_t)row, chroma_width, chroma_padded, chroma_lut);
+            copy_row(cr_rows[i], cr + cr_stride * (size_t)row, chroma_width, chroma_padded, chroma_lut);
+        }
+        jpeg_write_raw_data(&cinfo, planes, 16);
+    }
+    jpeg_finish_compress(&cinfo);
+    jpeg_destroy_compress(&cinfo);
+    free(rows);
 
     *out = dest.buffer;
     *out_size = dest.size;

@@ -1,8 +1,8 @@
 /// What a decoder hands to the rest of the pipeline.
 public struct DecodedImage: Sendable {
-    public var pixels: PixelBuffer
+    public var content: DecodedPixels
     public var metadata: ImageMetadata
-    /// The transform still to apply to `pixels` (HEIF decoders apply irot/imir/clap themselves and say `.up`).
+    /// The transform still to apply to the pixels (HEIF decoders apply irot/imir/clap themselves and say `.up`).
     public var orientation: ExifOrientation
     /// Sample depth of the source (8, 10, 12, 16) before it became 8-bit pixels.
     public var sourceBitDepth: Int
@@ -11,9 +11,18 @@ public struct DecodedImage: Sendable {
     /// A known point of the size curve: a JPEG source's estimated quality and its size in bytes.
     public var sizeHint: (quality: Int, bytes: Int)?
 
+    /// RGB(A) pixels (converted from planes on each call: call once).
+    public var pixels: PixelBuffer { content.rgb() }
+
     public init(pixels: PixelBuffer, metadata: ImageMetadata, orientation: ExifOrientation,
                 sourceBitDepth: Int = 8, warnings: [String] = []) {
-        self.pixels = pixels
+        self.init(content: .rgb(pixels), metadata: metadata, orientation: orientation,
+                  sourceBitDepth: sourceBitDepth, warnings: warnings)
+    }
+
+    public init(content: DecodedPixels, metadata: ImageMetadata, orientation: ExifOrientation,
+                sourceBitDepth: Int = 8, warnings: [String] = []) {
+        self.content = content
         self.metadata = metadata
         self.orientation = orientation
         self.sourceBitDepth = sourceBitDepth

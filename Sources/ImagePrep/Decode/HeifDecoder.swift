@@ -43,8 +43,12 @@ public struct HeifDecoder: Sendable {
 
         // 8-bit opaque pictures come as Y'CbCr planes that we turn into RGB ourselves (see YCbCrToRGB);
         // deeper or transparent ones as interleaved RGB(A) from libheif.
-        // (libheif 1.15 cannot hand out monochrome grids as planes: those take the RGB route.)
-        let coded = !wide && !hasAlpha ? CodedChroma(file: file).flatMap { $0 == .monochrome ? nil : $0 } : nil
+        // Not for monochrome (libheif 1.15 cannot hand out monochrome grids as planes), nor for odd sizes
+        // or cropped pictures, where libheif's transforms of subsampled planes shift chroma by a sample.
+        let stored = (Int(heif_image_handle_get_ispe_width(handle)), Int(heif_image_handle_get_ispe_height(handle)))
+        let planesSafe = !wide && !hasAlpha && width % 2 == 0 && height % 2 == 0
+            && (stored == (width, height) || stored == (height, width))
+        let coded = planesSafe ? CodedChroma(file: file).flatMap { $0 == .monochrome ? nil : $0 } : nil
         let planar = coded != nil
         let request: (heif_colorspace, heif_chroma) = switch coded {
         case .yuv420: (heif_colorspace_YCbCr, heif_chroma_420)
@@ -58,26 +62,27 @@ public struct HeifDecoder: Sendable {
         defer { heif_image_release(image) }
 
         let nclx = Self.nclxProfile(image: image) ?? Self.nclxProfile(handle: handle)
-        let pixels: PixelBuffer
+        let pixels: DecodedPixels
         if planar {
-            guard let converted = Self.rgb(fromPlanes: image, nclx: nclx) else {
+            guard let converted = Self.content(fromPlanes: image, nclx: nclx) else {
                 throw ImagePrepError.library("libheif", "decoded image has an unexpected layout", kind: .unsupported)
             }
             pixels = converted
         } else {
             let hdr = wide && Self.rawProfile(handle: handle) == nil
                 ? nclx.flatMap { HDRToneMapper(transfer: $0.transfer, bitDepth: bitDepth) } : nil
-            pixels = try Self.pixels(of: image, hasAlpha: hasAlpha, wide: wide, toneMapping: hdr)
+            pixels = .rgb(try Self.pixels(of: image, hasAlpha: hasAlpha, wide: wide, toneMapping: hdr))
         }
         var warnings: [String] = []
         let metadata = Self.metadata(handle: handle, image: image, warnings: &warnings)
-        return DecodedImage(pixels: pixels, metadata: metadata, orientation: .up,
+        return DecodedImage(content: pixels, metadata: metadata, orientation: .up,
                             sourceBitDepth: bitDepth, warnings: warnings)
     }
 
-    /// RGB from an 8-bit Y'CbCr (or monochrome) image, with the matrix and range its nclx gives, or
-    /// BT.601 full range when it gives none, as libheif assumes.
-    private static func rgb(fromPlanes image: OpaquePointer, nclx: NCLXColor?) -> PixelBuffer? {
+    /// The pixels of an 8-bit Y'CbCr (or monochrome) image, with the matrix and range its nclx gives, or
+    /// BT.601 full range when it gives none, as libheif assumes: 4:2:0 BT.601 planes as they are (what a
+    /// JPEG stores), anything else as RGB.
+    private static func content(fromPlanes image: OpaquePointer, nclx: NCLXColor?) -> DecodedPixels? {
         func plane(_ channel: heif_channel) -> YCbCrToRGB.Plane? {
             var stride: Int32 = 0
             guard heif_image_get_bits_per_pixel_range(image, channel) == 8,
@@ -87,10 +92,11 @@ public struct HeifDecoder: Sendable {
         let width = Int(heif_image_get_width(image, heif_channel_Y))
         let height = Int(heif_image_get_height(image, heif_channel_Y))
         guard width > 0, height > 0, let luma = plane(heif_channel_Y) else { return nil }
-        let converter = YCbCrToRGB(matrix: nclx?.matrix ?? 6, fullRange: nclx?.fullRange ?? true)
+        let matrix = nclx?.matrix ?? 6, fullRange = nclx?.fullRange ?? true
+        let converter = YCbCrToRGB(matrix: matrix, fullRange: fullRange)
         let format = heif_image_get_chroma_format(image)
         if format == heif_chroma_monochrome {
-            return converter.convert(width: width, height: height, luma: luma, chroma: nil, xShift: 0, yShift: 0)
+            return .rgb(converter.convert(width: width, height: height, luma: luma, chroma: nil, xShift: 0, yShift: 0))
         }
         guard let cb = plane(heif_channel_Cb), let cr = plane(heif_channel_Cr) else { return nil }
         let (xShift, yShift) = switch format {
@@ -100,7 +106,22 @@ public struct HeifDecoder: Sendable {
         default: (-1, -1)
         }
         guard xShift >= 0 else { return nil }
-        return converter.convert(width: width, height: height, luma: luma, chroma: (cb, cr), xShift: xShift, yShift: yShift)
+        if format == heif_chroma_420 && YCbCrToRGB.coefficients(matrix: matrix) == YCbCrToRGB.coefficients(matrix: 6) {
+            func copy(_ plane: YCbCrToRGB.Plane, width: Int, height: Int) -> [UInt8] {
+                var out = [UInt8](repeating: 0, count: width * height)
+                out.withUnsafeMutableBufferPointer { dst in
+                    for row in 0..<height {
+                        (dst.baseAddress! + row * width).update(from: plane.base + row * plane.stride, count: width)
+                    }
+                }
+                return out
+            }
+            let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
+            return .ycbcr420(YCbCr420Image(width: width, height: height, luma: copy(luma, width: width, height: height),
+                                           cb: copy(cb, width: chromaWidth, height: chromaHeight),
+                                           cr: copy(cr, width: chromaWidth, height: chromaHeight), fullRange: fullRange))
+        }
+        return .rgb(converter.convert(width: width, height: height, luma: luma, chroma: (cb, cr), xShift: xShift, yShift: yShift))
     }
 
     /// Copies the interleaved plane into a tightly packed 8-bit buffer; deeper samples are scaled

@@ -86,9 +86,42 @@ public struct JPEGEncoder: Sendable {
                        segments: [JPEGSegment] = []) throws -> [UInt8] {
         precondition(image.channels == 3, "JPEG encoding takes RGB; flatten alpha first")
         precondition((1...100).contains(quality), "JPEG quality must be 1...100")
-        precondition(segments.allSatisfy { $0.payload.count <= JPEGSegment.maxPayload },
-                     "JPEG segment payload over \(JPEGSegment.maxPayload) bytes")
+        let options = Self.options(quality: quality, settings: settings)
+        return try Self.run(segments: segments) { cSegments, output, outputSize, err, errlen in
+            image.pixels.withUnsafeBufferPointer { pixels in
+                withUnsafePointer(to: options) { options in
+                    cic_jpeg_encode(pixels.baseAddress, Int32(image.width), Int32(image.height),
+                                    image.rowBytes, options, cSegments, cSegments.count, &output, &outputSize, err, errlen)
+                }
+            }
+        }
+    }
 
+    /// Encodes Y'CbCr 4:2:0 planes as a 4:2:0 JPEG with no colour conversion; video-range samples are
+    /// stretched to JPEG's full range on the way. `settings.subsampling` does not apply.
+    public func encode(_ image: YCbCr420Image, quality: Int, settings: JPEGSettings,
+                       segments: [JPEGSegment] = []) throws -> [UInt8] {
+        precondition((1...100).contains(quality), "JPEG quality must be 1...100")
+        let options = Self.options(quality: quality, settings: settings)
+        let (lumaTable, chromaTable) = image.fullRange ? (nil, nil) : (Self.videoLuma, Self.videoChroma)
+        return try Self.run(segments: segments) { cSegments, output, outputSize, err, errlen in
+            image.luma.withUnsafeBufferPointer { y in
+            image.cb.withUnsafeBufferPointer { cb in
+            image.cr.withUnsafeBufferPointer { cr in
+            withUnsafePointer(to: options) { options in
+                cic_jpeg_encode_ycbcr420(y.baseAddress, image.width, cb.baseAddress, image.chromaWidth,
+                                         cr.baseAddress, image.chromaWidth, Int32(image.width), Int32(image.height),
+                                         lumaTable, chromaTable, options, cSegments, cSegments.count,
+                                         &output, &outputSize, err, errlen)
+            }}}}
+        }
+    }
+
+    /// Video range to full range: luma 16...235 and chroma 16...240 (around 128) to 0...255.
+    private static let videoLuma: [UInt8] = (0..<256).map { UInt8(clamping: Int(((Double($0) - 16) * 255 / 219).rounded())) }
+    private static let videoChroma: [UInt8] = (0..<256).map { UInt8(clamping: Int(((Double($0) - 128) * 255 / 224 + 128).rounded())) }
+
+    private static func options(quality: Int, settings: JPEGSettings) -> cic_jpeg_options {
         var options = cic_jpeg_options()
         options.quality = Int32(quality)
         options.subsampling = switch settings.subsampling {
@@ -99,7 +132,16 @@ public struct JPEGEncoder: Sendable {
         options.optimize_coding = settings.optimizeHuffman ? 1 : 0
         options.progressive = settings.progressive ? 1 : 0
         options.write_jfif = settings.writeJFIF ? 1 : 0
+        return options
+    }
 
+    /// Lays the segments out for C, runs one encode and takes ownership of its output.
+    private static func run(
+        segments: [JPEGSegment],
+        _ encode: ([cic_jpeg_segment], inout UnsafeMutablePointer<UInt8>?, inout Int, UnsafeMutablePointer<CChar>, Int) -> Int32
+    ) throws -> [UInt8] {
+        precondition(segments.allSatisfy { $0.payload.count <= JPEGSegment.maxPayload },
+                     "JPEG segment payload over \(JPEGSegment.maxPayload) bytes")
         // All payloads in one array so a single pointer stays valid for the whole C call.
         let joined = segments.flatMap(\.payload)
         var output: UnsafeMutablePointer<UInt8>?
@@ -113,11 +155,7 @@ public struct JPEGEncoder: Sendable {
                     return cic_jpeg_segment(marker: Int32(segment.marker), data: payloads.baseAddress.map { $0 + offset },
                                             length: UInt32(segment.payload.count))
                 }
-                return image.pixels.withUnsafeBufferPointer { pixels in
-                    cic_jpeg_encode(pixels.baseAddress, Int32(image.width), Int32(image.height),
-                                    image.rowBytes, &options, cSegments, cSegments.count,
-                                    &output, &outputSize, err, errlen)
-                }
+                return encode(cSegments, &output, &outputSize, err, errlen)
             }
         }
         guard let output else { throw ImagePrepError.library("libjpeg", "encoder returned no data", kind: .unsupported) }

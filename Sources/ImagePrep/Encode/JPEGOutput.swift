@@ -7,31 +7,41 @@ enum JPEGOutput {
     static let sizeExponent = 0.75
 
     /// - Parameter sizeHints: predicted sizes by quality for this picture, to aim the first trial.
-    static func encode(_ upright: PixelBuffer, metadata source: ImageMetadata, settings: ConversionSettings,
+    /// - Parameter picture: upright, at its final size unless the budget forces shrinking; RGB, or the
+    ///   decoder's 4:2:0 planes when the output is 4:2:0 too.
+    static func encode(_ picture: DecodedPixels, metadata source: ImageMetadata, settings: ConversionSettings,
                        warnings: [String], sizeHints: [Int: Int] = [:]) throws -> PreparedImage {
         let encoder = JPEGEncoder()
+        func encode(_ picture: DecodedPixels, quality: Int, settings jpegSettings: JPEGSettings,
+                    segments: [JPEGSegment]) throws -> [UInt8] {
+            switch picture {
+            case .rgb(let image): try encoder.encode(image, quality: quality, settings: jpegSettings, segments: segments)
+            case .ycbcr420(let planes): try encoder.encode(planes, quality: quality, settings: jpegSettings, segments: segments)
+            }
+        }
         // Metadata is rebuilt for each size tried, since EXIF records the pixel dimensions.
-        func segments(for image: PixelBuffer) -> (segments: [JPEGSegment], warnings: [String]) {
+        func segments(for image: DecodedPixels) -> (segments: [JPEGSegment], warnings: [String]) {
             var metadataWarnings: [String] = []
             let metadata = OutputMetadata.prepare(source, for: .jpeg, width: image.width, height: image.height,
                                                   settings: settings, warnings: &metadataWarnings)
             return (JPEGSegment.segments(for: metadata), metadataWarnings)
         }
-        func prepared(_ image: PixelBuffer, _ bytes: [UInt8], quality: Int, encodes: Int, notes: [String]) -> PreparedImage {
+        func prepared(_ image: DecodedPixels, _ bytes: [UInt8], quality: Int, encodes: Int, notes: [String]) -> PreparedImage {
             PreparedImage(bytes: bytes, format: .jpeg, width: image.width, height: image.height, quality: quality,
                           encodes: encodes, passedThrough: false, warnings: warnings + notes)
         }
 
         guard let budget = settings.budget else {
-            let (segments, notes) = segments(for: upright)
-            let bytes = try encoder.encode(upright, quality: settings.quality, settings: settings.jpegSettings(searching: false),
-                                           segments: segments)
-            return prepared(upright, bytes, quality: settings.quality, encodes: 1, notes: notes)
+            let (segments, notes) = segments(for: picture)
+            let bytes = try encode(picture, quality: settings.quality, settings: settings.jpegSettings(searching: false),
+                                   segments: segments)
+            return prepared(picture, bytes, quality: settings.quality, encodes: 1, notes: notes)
         }
 
         let floor = min(budget.minQuality, settings.quality)
         let jpegSettings = settings.jpegSettings(searching: true)
-        var image = upright
+        var image = picture
+        var rgb: PixelBuffer?  // the full-size picture as RGB, made once if shrinking needs it
         var encodes = 0
         var hints = sizeHints
         while true {
@@ -44,13 +54,13 @@ enum JPEGOutput {
             let current = image
             let result = try searchQuality(floor: floor, ceiling: settings.quality, budget: budget.maxBytes,
                                            strategy: budget.strategy, hints: hints) { quality in
-                try encoder.encode(current, quality: quality, settings: jpegSettings, segments: segments)
+                try encode(current, quality: quality, settings: jpegSettings, segments: segments)
             }
             encodes += result.encodes
             if let fit = result.fit {
                 var notes = notes
-                if current.width != upright.width {
-                    notes.append("\(upright.width)x\(upright.height) does not fit \(ByteSize.format(budget.maxBytes)) at quality \(floor); wrote \(current.width)x\(current.height) at quality \(fit.quality)")
+                if current.width != picture.width {
+                    notes.append("\(picture.width)x\(picture.height) does not fit \(ByteSize.format(budget.maxBytes)) at quality \(floor); wrote \(current.width)x\(current.height) at quality \(fit.quality)")
                 }
                 return prepared(current, fit.bytes, quality: fit.quality, encodes: encodes, notes: notes)
             }
@@ -64,9 +74,10 @@ enum JPEGOutput {
             let pictureBudget = Double(budget.maxBytes - metadataBytes)
             let pictureSize = Double(max(result.smallestSize - metadataBytes, 1))
             let factor = min(0.95, pow(pictureBudget / pictureSize, 1 / (2 * sizeExponent)) * 0.97)
-            let target = fittedSize(width: upright.width, height: upright.height,
+            let target = fittedSize(width: picture.width, height: picture.height,
                                     maxDimension: max(16, Int(Double(max(current.width, current.height)) * factor)))
-            image = resized(upright, width: target.width, height: target.height, threads: settings.threadsPerImage)
+            rgb = rgb ?? picture.rgb()
+            image = .rgb(resized(rgb!, width: target.width, height: target.height, threads: settings.threadsPerImage))
             // What this size is likely to weigh, to aim the next search's first encode.
             let areaRatio = Double(image.width * image.height) / Double(current.width * current.height)
             hints = result.sizes.mapValues { metadataBytes + Int(Double($0 - metadataBytes) * pow(areaRatio, sizeExponent)) }

@@ -8,17 +8,22 @@ public enum ImagePipeline {
         if let untouched = try passThrough(file, format: format, settings: settings) { return untouched }
 
         let decoded = try SourceDecoder.decode(file, format: format, settings: settings)
-        var image = decoded.pixels
-        if decoded.orientation != .up { image = oriented(image, decoded.orientation) }
         var warnings = decoded.warnings
-
         // Target size from the full-size upright dimensions, so shrink-on-load does not change the rounding.
         let (fullWidth, fullHeight) = fullSize(decoded, file: file, format: format)
-        if let maxDimension = settings.maxDimension {
-            let target = fittedSize(width: fullWidth, height: fullHeight, maxDimension: maxDimension)
-            if target.width != image.width || target.height != image.height {
-                image = resized(image, width: target.width, height: target.height, threads: settings.threadsPerImage)
-            }
+        let target = settings.maxDimension.map { fittedSize(width: fullWidth, height: fullHeight, maxDimension: $0) }
+
+        // 4:2:0 planes that need no resize or rotation go to a 4:2:0 JPEG as they are.
+        if settings.format == .jpeg, case .ycbcr420 = decoded.content, decoded.orientation == .up,
+           target.map({ $0.width == decoded.content.width && $0.height == decoded.content.height }) ?? true,
+           settings.jpegSettings(searching: settings.budget != nil).subsampling == .s420 {
+            return try JPEGOutput.encode(decoded.content, metadata: decoded.metadata, settings: settings, warnings: warnings)
+        }
+
+        var image = decoded.pixels
+        if decoded.orientation != .up { image = oriented(image, decoded.orientation) }
+        if let target, target.width != image.width || target.height != image.height {
+            image = resized(image, width: target.width, height: target.height, threads: settings.threadsPerImage)
         }
 
         switch settings.format {
@@ -34,7 +39,7 @@ public enum ImagePipeline {
             let hint = decoded.sizeHint.map { hint in
                 [hint.quality: Int(Double(hint.bytes) * pow(Double(image.width * image.height) / Double(fullWidth * fullHeight), JPEGOutput.sizeExponent))]
             }
-            return try JPEGOutput.encode(image, metadata: decoded.metadata, settings: settings, warnings: warnings,
+            return try JPEGOutput.encode(.rgb(image), metadata: decoded.metadata, settings: settings, warnings: warnings,
                                          sizeHints: hint ?? [:])
         }
     }
@@ -56,7 +61,7 @@ public enum ImagePipeline {
 
     /// The upright size of the image at full resolution (before any shrink-on-load).
     private static func fullSize(_ decoded: DecodedImage, file: [UInt8], format: SniffedFormat) -> (Int, Int) {
-        var width = decoded.pixels.width, height = decoded.pixels.height
+        var width = decoded.content.width, height = decoded.content.height
         if format == .jpeg, let header = try? JPEGDecoder.dimensions(of: file) { (width, height) = header }
         return decoded.orientation.swapsDimensions ? (height, width) : (width, height)
     }
