@@ -41,12 +41,15 @@ public struct HeifDecoder: Sendable {
         // A damaged tile must fail the file, not come out grey.
         options.pointee.strict_decoding = 1
 
-        // 8-bit opaque pictures come as Y'CbCr planes that we turn into RGB ourselves (see YCbCrToRGB);
-        // deeper or transparent ones as interleaved RGB(A) from libheif.
-        // Not for monochrome (libheif 1.15 cannot hand out monochrome grids as planes), nor for odd sizes
-        // or cropped pictures, where libheif's transforms of subsampled planes shift chroma by a sample.
+        // Opaque pictures come as Y'CbCr planes in their coded layout, which we turn into RGB ourselves
+        // (YCbCrToRGB) or hand to the JPEG encoder as they are. Not for HDR (tone-mapped from RGB), alpha,
+        // monochrome (libheif 1.15 cannot hand out monochrome grids as planes), odd sizes or cropped
+        // pictures (libheif's transforms of subsampled planes shift chroma by a sample): those come as
+        // interleaved RGB(A) from libheif.
         let stored = (Int(heif_image_handle_get_ispe_width(handle)), Int(heif_image_handle_get_ispe_height(handle)))
-        let planesSafe = !wide && !hasAlpha && width % 2 == 0 && height % 2 == 0
+        let hdr = wide && Self.rawProfile(handle: handle) == nil
+            && Self.nclxProfile(handle: handle).map { [16, 18].contains($0.transfer) } == true
+        let planesSafe = !hdr && !hasAlpha && width % 2 == 0 && height % 2 == 0
             && (stored == (width, height) || stored == (height, width))
         let coded = planesSafe ? CodedChroma(file: file).flatMap { $0 == .monochrome ? nil : $0 } : nil
         let planar = coded != nil
@@ -69,9 +72,8 @@ public struct HeifDecoder: Sendable {
             }
             pixels = converted
         } else {
-            let hdr = wide && Self.rawProfile(handle: handle) == nil
-                ? nclx.flatMap { HDRToneMapper(transfer: $0.transfer, bitDepth: bitDepth) } : nil
-            pixels = .rgb(try Self.pixels(of: image, hasAlpha: hasAlpha, wide: wide, toneMapping: hdr))
+            let toneMapping = hdr ? nclx.flatMap { HDRToneMapper(transfer: $0.transfer, bitDepth: bitDepth) } : nil
+            pixels = .rgb(try Self.pixels(of: image, hasAlpha: hasAlpha, wide: wide, toneMapping: toneMapping))
         }
         var warnings: [String] = []
         let metadata = Self.metadata(handle: handle, image: image, warnings: &warnings)
@@ -83,21 +85,27 @@ public struct HeifDecoder: Sendable {
     /// BT.601 full range when it gives none, as libheif assumes: 4:2:0 BT.601 planes as they are (what a
     /// JPEG stores), anything else as RGB.
     private static func content(fromPlanes image: OpaquePointer, nclx: NCLXColor?) -> DecodedPixels? {
+        let depth = Int(heif_image_get_bits_per_pixel_range(image, heif_channel_Y))
         func plane(_ channel: heif_channel) -> YCbCrToRGB.Plane? {
             var stride: Int32 = 0
-            guard heif_image_get_bits_per_pixel_range(image, channel) == 8,
+            guard heif_image_get_bits_per_pixel_range(image, channel) == depth,
                   let base = heif_image_get_plane_readonly(image, channel, &stride) else { return nil }
-            return YCbCrToRGB.Plane(base: base, stride: Int(stride))
+            return YCbCrToRGB.Plane(base: UnsafeRawPointer(base), stride: Int(stride))
         }
         let width = Int(heif_image_get_width(image, heif_channel_Y))
         let height = Int(heif_image_get_height(image, heif_channel_Y))
         guard width > 0, height > 0, let luma = plane(heif_channel_Y) else { return nil }
         let matrix = nclx?.matrix ?? 6, fullRange = nclx?.fullRange ?? true
-        let converter = YCbCrToRGB(matrix: matrix, fullRange: fullRange)
-        let format = heif_image_get_chroma_format(image)
-        if format == heif_chroma_monochrome {
-            return .rgb(converter.convert(width: width, height: height, luma: luma, chroma: nil, xShift: 0, yShift: 0))
+        guard (8...16).contains(depth) else { return nil }
+        let converter = YCbCrToRGB(matrix: matrix, fullRange: fullRange, bitDepth: depth)
+        func rgb(_ chroma: (cb: YCbCrToRGB.Plane, cr: YCbCrToRGB.Plane)?, _ xShift: Int, _ yShift: Int) -> DecodedPixels {
+            // libheif keeps samples deeper than 8 bits in 16-bit words.
+            .rgb(depth > 8
+                ? converter.convert(UInt16.self, width: width, height: height, luma: luma, chroma: chroma, xShift: xShift, yShift: yShift)
+                : converter.convert(UInt8.self, width: width, height: height, luma: luma, chroma: chroma, xShift: xShift, yShift: yShift))
         }
+        let format = heif_image_get_chroma_format(image)
+        if format == heif_chroma_monochrome { return rgb(nil, 0, 0) }
         guard let cb = plane(heif_channel_Cb), let cr = plane(heif_channel_Cr) else { return nil }
         let (xShift, yShift) = switch format {
         case heif_chroma_420: (1, 1)
@@ -106,12 +114,12 @@ public struct HeifDecoder: Sendable {
         default: (-1, -1)
         }
         guard xShift >= 0 else { return nil }
-        if format == heif_chroma_420 && YCbCrToRGB.coefficients(matrix: matrix) == YCbCrToRGB.coefficients(matrix: 6) {
+        if depth == 8, format == heif_chroma_420, YCbCrToRGB.coefficients(matrix: matrix) == YCbCrToRGB.coefficients(matrix: 6) {
             func copy(_ plane: YCbCrToRGB.Plane, width: Int, height: Int) -> [UInt8] {
                 var out = [UInt8](repeating: 0, count: width * height)
-                out.withUnsafeMutableBufferPointer { dst in
+                out.withUnsafeMutableBytes { dst in
                     for row in 0..<height {
-                        (dst.baseAddress! + row * width).update(from: plane.base + row * plane.stride, count: width)
+                        (dst.baseAddress! + row * width).copyMemory(from: plane.base + row * plane.stride, byteCount: width)
                     }
                 }
                 return out
@@ -121,7 +129,7 @@ public struct HeifDecoder: Sendable {
                                            cb: copy(cb, width: chromaWidth, height: chromaHeight),
                                            cr: copy(cr, width: chromaWidth, height: chromaHeight), fullRange: fullRange))
         }
-        return .rgb(converter.convert(width: width, height: height, luma: luma, chroma: (cb, cr), xShift: xShift, yShift: yShift))
+        return rgb((cb, cr), xShift, yShift)
     }
 
     /// Copies the interleaved plane into a tightly packed 8-bit buffer; deeper samples are scaled

@@ -21,7 +21,7 @@ public struct YCbCr420Image: Sendable {
             cb.withUnsafeBufferPointer { cb in
                 cr.withUnsafeBufferPointer { cr in
                     YCbCrToRGB(matrix: 6, fullRange: fullRange).convert(
-                        width: width, height: height,
+                        UInt8.self, width: width, height: height,
                         luma: .init(base: y.baseAddress!, stride: width),  // non-empty: width, height > 0
                         chroma: (.init(base: cb.baseAddress!, stride: chromaWidth), .init(base: cr.baseAddress!, stride: chromaWidth)),
                         xShift: 1, yShift: 1)

@@ -1,7 +1,7 @@
-/// Turns libheif's decoded 8-bit Y'CbCr planes into interleaved RGB in one pass, straight into our buffer.
-/// Asking libheif for RGB instead costs an extra full-size RGB image (36 MB for 12 MP) that we would then
-/// copy, and its converter is no faster. Chroma is upsampled by nearest neighbour, as libheif 1.15 does,
-/// so the result matches heif-convert's.
+/// Turns libheif's decoded Y'CbCr planes (8 to 16 bits per sample) into 8-bit interleaved RGB in one
+/// pass, straight into our buffer. Asking libheif for RGB instead costs an extra full-size image (72 MB
+/// for a 12 MP 10-bit photo) that we would then copy and scale down. Chroma is upsampled by nearest
+/// neighbour, as libheif 1.15 does, so the result matches heif-convert's.
 struct YCbCrToRGB {
     /// Luma coefficients (H.273 matrix_coefficients); unknown codes fall back to BT.601 like libheif.
     static func coefficients(matrix: Int) -> (kr: Double, kb: Double) {
@@ -14,36 +14,40 @@ struct YCbCrToRGB {
         }
     }
 
-    // Per-sample contributions in 16.16 fixed point, so a pixel is five table look-ups and three adds.
-    private var luma = [Int32](repeating: 0, count: 256)
-    private var crToR = [Int32](repeating: 0, count: 256)
-    private var cbToB = [Int32](repeating: 0, count: 256)
-    private var cbToG = [Int32](repeating: 0, count: 256)
-    private var crToG = [Int32](repeating: 0, count: 256)
+    // Per-sample contributions in 16.16 fixed point on the 8-bit output scale, so a pixel is five
+    // table look-ups and three adds whatever the source depth.
+    private let luma: [Int32]
+    private let crToR: [Int32]
+    private let cbToB: [Int32]
+    private let cbToG: [Int32]
+    private let crToG: [Int32]
 
-    init(matrix: Int, fullRange: Bool) {
+    init(matrix: Int, fullRange: Bool, bitDepth: Int = 8) {
         let (kr, kb) = Self.coefficients(matrix: matrix)
         let kg = 1 - kr - kb
-        for v in 0..<256 {
-            let y = fullRange ? Double(v) : (Double(v) - 16) * 255 / 219
-            let c = fullRange ? Double(v) - 128 : (Double(v) - 128) * 255 / 224
-            luma[v] = Int32((y * 65536).rounded()) + 32768  // + 0.5: round when shifting down
-            crToR[v] = Int32((2 * (1 - kr) * c * 65536).rounded())
-            cbToB[v] = Int32((2 * (1 - kb) * c * 65536).rounded())
-            cbToG[v] = Int32((-2 * kb * (1 - kb) / kg * c * 65536).rounded())
-            crToG[v] = Int32((-2 * kr * (1 - kr) / kg * c * 65536).rounded())
-        }
+        let levels = 1 << bitDepth, scale = Double(1 << (bitDepth - 8)), half = Double(1 << (bitDepth - 1))
+        func y(_ v: Int) -> Double { fullRange ? Double(v) * 255 / Double(levels - 1) : (Double(v) - 16 * scale) * 255 / (219 * scale) }
+        func c(_ v: Int) -> Double { fullRange ? (Double(v) - half) * 255 / Double(levels - 1) : (Double(v) - half) * 255 / (224 * scale) }
+        func fixed(_ value: Double) -> Int32 { Int32((value * 65536).rounded()) }
+        luma = (0..<levels).map { fixed(y($0)) + 32768 }  // + 0.5: round when shifting down
+        crToR = (0..<levels).map { fixed(2 * (1 - kr) * c($0)) }
+        cbToB = (0..<levels).map { fixed(2 * (1 - kb) * c($0)) }
+        cbToG = (0..<levels).map { fixed(-2 * kb * (1 - kb) / kg * c($0)) }
+        crToG = (0..<levels).map { fixed(-2 * kr * (1 - kr) / kg * c($0)) }
     }
 
-    /// One plane: its pixels and the distance in bytes between rows.
+    /// One plane: its samples (UInt8, or UInt16 for deeper sources) and the distance in bytes between rows.
     struct Plane {
-        var base: UnsafePointer<UInt8>
+        var base: UnsafeRawPointer
         var stride: Int
     }
 
     /// `chroma` nil means monochrome. `xShift`/`yShift` are 1 where chroma is subsampled (4:2:0: both).
-    func convert(width: Int, height: Int, luma y: Plane, chroma: (cb: Plane, cr: Plane)?, xShift: Int, yShift: Int) -> PixelBuffer {
+    func convert<Sample: FixedWidthInteger & UnsignedInteger>(
+        _: Sample.Type, width: Int, height: Int, luma y: Plane, chroma: (cb: Plane, cr: Plane)?, xShift: Int, yShift: Int
+    ) -> PixelBuffer {
         var out = [UInt8](repeating: 0, count: width * height * 3)
+        let top = luma.count - 1  // samples above the declared depth are clamped, never out of bounds
         luma.withUnsafeBufferPointer { luma in
         crToR.withUnsafeBufferPointer { crToR in
         cbToB.withUnsafeBufferPointer { cbToB in
@@ -51,21 +55,24 @@ struct YCbCrToRGB {
         crToG.withUnsafeBufferPointer { crToG in
         out.withUnsafeMutableBufferPointer { dst in
             @inline(__always) func clamp(_ v: Int32) -> UInt8 { UInt8(clamping: v >> 16) }
-            for row in 0..<height {
-                let yRow = y.base + row * y.stride
-                var o = row * width * 3
+            @inline(__always) func row(_ plane: Plane, _ index: Int) -> UnsafePointer<Sample> {
+                (plane.base + index * plane.stride).assumingMemoryBound(to: Sample.self)
+            }
+            for r in 0..<height {
+                let yRow = row(y, r)
+                var o = r * width * 3
                 guard let (cb, cr) = chroma else {
                     for x in 0..<width {
-                        let value = clamp(luma[Int(yRow[x])])
+                        let value = clamp(luma[min(Int(yRow[x]), top)])
                         dst[o] = value; dst[o + 1] = value; dst[o + 2] = value
                         o += 3
                     }
                     continue
                 }
-                let cbRow = cb.base + (row >> yShift) * cb.stride, crRow = cr.base + (row >> yShift) * cr.stride
+                let cbRow = row(cb, r >> yShift), crRow = row(cr, r >> yShift)
                 for x in 0..<width {
-                    let l = luma[Int(yRow[x])]
-                    let u = Int(cbRow[x >> xShift]), v = Int(crRow[x >> xShift])
+                    let l = luma[min(Int(yRow[x]), top)]
+                    let u = min(Int(cbRow[x >> xShift]), top), v = min(Int(crRow[x >> xShift]), top)
                     dst[o] = clamp(l + crToR[v])
                     dst[o + 1] = clamp(l + cbToG[u] + crToG[v])
                     dst[o + 2] = clamp(l + cbToB[u])
