@@ -98,16 +98,8 @@ struct CorpusConvertTests {
     /// but the upright size and the EXIF are cheap enough to check (~7 s in debug).
     @Test func hugeGridKeepsExifAndIsUpright() throws {
         let relative = "heic/pillow_heif__200MP.heic"
-        guard let source = CorpusSupport.path(relative) else {
-            print("CorpusConvertTests: \(relative) not in the corpus; skipped")
-            return
-        }
-        let dir = try TestSupport.temporaryDirectory()
+        guard let (source, output, run, dir) = try CorpusSupport.converted(relative, ["--to", "jpeg", "--quality", "95"]) else { return }
         defer { try? FileManager.default.removeItem(at: dir) }
-        let run = try TestSupport.imgprep(["convert", source, "--to", "jpeg", "--quality", "95", "-o", dir.path])
-        #expect(run.status == 0, "\(run.stderr)")
-        guard run.status == 0 else { return }
-        let output = CorpusSupport.outputPath(source, in: dir, ext: "jpg")
         let tags = try TestSupport.exiftool(output, ["-File:ImageWidth", "-File:ImageHeight"])
         // Stored 16320x12240 with irot 270 → upright portrait.
         #expect(tags["File:ImageWidth"] as? Int == 12240 && tags["File:ImageHeight"] as? Int == 16320, "\(tags)")
@@ -239,16 +231,8 @@ struct CorpusConvertTests {
 
     @Test(arguments: ["jpeg/immich__portrait-orientation-6.jpg", "jpeg/nuke__right-orientation.jpeg", "jpeg/libvips__rotation_6.jpg"])
     func rotatedJpegComesOutUprightWithOrientation1(_ relative: String) throws {
-        guard let source = CorpusSupport.path(relative) else {
-            print("CorpusConvertTests: \(relative) missing; skipped")
-            return
-        }
-        let dir = try TestSupport.temporaryDirectory()
+        guard let (source, output, run, dir) = try CorpusSupport.converted(relative, ["--to", "jpeg", "--quality", "95"]) else { return }
         defer { try? FileManager.default.removeItem(at: dir) }
-        let run = try TestSupport.imgprep(["convert", source, "--to", "jpeg", "--quality", "95", "-o", dir.path])
-        #expect(run.status == 0, "\(run.stderr)")
-        guard run.status == 0 else { return }
-        let output = CorpusSupport.outputPath(source, in: dir, ext: "jpg")
         let stored = try TestSupport.decode(source), image = try TestSupport.decode(output)
         #expect(try TestSupport.exiftool(source, ["-IFD0:Orientation"])["IFD0:Orientation"] as? Int == 6)
         #expect(image.width == stored.height && image.height == stored.width,
@@ -271,15 +255,8 @@ struct CorpusConvertTests {
 
     @Test func displayP3JpegKeepsItsProfileAndGps() throws {
         let relative = "jpeg/nuke__image-p3.jpg"
-        guard let source = CorpusSupport.path(relative) else {
-            print("CorpusConvertTests: \(relative) missing; skipped")
-            return
-        }
-        let dir = try TestSupport.temporaryDirectory()
+        guard let (source, output, run, dir) = try CorpusSupport.converted(relative, ["--to", "jpeg", "--quality", "95"]) else { return }
         defer { try? FileManager.default.removeItem(at: dir) }
-        let run = try TestSupport.imgprep(["convert", source, "--to", "jpeg", "--quality", "95", "-o", dir.path])
-        #expect(run.status == 0, "\(run.stderr)")
-        let output = CorpusSupport.outputPath(source, in: dir, ext: "jpg")
         let before = try CorpusSupport.icc(source), after = try CorpusSupport.icc(output)
         #expect(!before.isEmpty && before == after, "Display P3 profile not kept byte for byte")
         #expect(try TestSupport.exiftool(output, ["-ICC_Profile:ProfileDescription"])["ICC_Profile:ProfileDescription"] as? String == "Display P3")
@@ -294,15 +271,8 @@ struct CorpusConvertTests {
 
     @Test func stripGpsOnIphoneHeicRemovesOnlyGps() throws {
         let relative = "heic/libvips__heic-orientation-6.heic"
-        guard let source = CorpusSupport.path(relative) else {
-            print("CorpusConvertTests: \(relative) missing; skipped")
-            return
-        }
-        let dir = try TestSupport.temporaryDirectory()
+        guard let (source, output, run, dir) = try CorpusSupport.converted(relative, ["--strip-gps", "--quality", "95"]) else { return }
         defer { try? FileManager.default.removeItem(at: dir) }
-        let run = try TestSupport.imgprep(["convert", source, "--strip-gps", "--quality", "95", "-o", dir.path])
-        #expect(run.status == 0, "\(run.stderr)")
-        let output = CorpusSupport.outputPath(source, in: dir, ext: "jpg")
         let before = try CorpusSupport.tags(source, ["-gps:all", "-xmp:all"])
         #expect(before.keys.contains { $0.hasPrefix("GPS:") }, "the source should have GPS")
         let after = try CorpusSupport.tags(output, ["-gps:all", "-xmp:all"])
@@ -318,16 +288,8 @@ struct CorpusConvertTests {
 
     @Test func maxDimensionMatchesVipsthumbnail() throws {
         let relative = "heic/libvips__heic-orientation-6.heic"
-        guard let source = CorpusSupport.path(relative) else {
-            print("CorpusConvertTests: \(relative) missing; skipped")
-            return
-        }
-        let dir = try TestSupport.temporaryDirectory()
+        guard let (source, output, run, dir) = try CorpusSupport.converted(relative, ["--max-dimension", "2048", "--quality", "95"]) else { return }
         defer { try? FileManager.default.removeItem(at: dir) }
-        let run = try TestSupport.imgprep(["convert", source, "--max-dimension", "2048", "--quality", "95", "-o", dir.path])
-        #expect(run.status == 0, "\(run.stderr)")
-        guard run.status == 0 else { return }
-        let output = CorpusSupport.outputPath(source, in: dir, ext: "jpg")
         let image = try TestSupport.decode(output)
         // Stored 4032x3024 with irot 270 (and EXIF orientation 6): upright portrait.
         #expect(image.width == 1536 && image.height == 2048, "\(image.width)x\(image.height)")
@@ -391,6 +353,25 @@ enum CorpusSupport {
         return (w, h)
     }
 
+    /// Runs `imgprep convert SOURCE ARGUMENTS -o DIR` on a corpus file in a fresh directory (the caller
+    /// removes it). nil when the corpus lacks the file (with a note) or imgprep failed (recorded).
+    static func converted(_ relative: String, _ arguments: [String])
+        throws -> (source: String, output: String, run: TestSupport.Run, dir: URL)?
+    {
+        guard let source = path(relative) else {
+            print("CorpusConvertTests: \(relative) not in the corpus; skipped")
+            return nil
+        }
+        let dir = try TestSupport.temporaryDirectory()
+        let run = try TestSupport.imgprep(["convert", source] + arguments + ["-o", dir.path])
+        #expect(run.status == 0, "\(relative): \(run.stderr)")
+        guard run.status == 0 else {
+            try? FileManager.default.removeItem(at: dir)
+            return nil
+        }
+        return (source, outputPath(source, in: dir, ext: "jpg"), run, dir)
+    }
+
     static func outputPath(_ source: String, in directory: URL, ext: String) -> String {
         let name = ((source as NSString).lastPathComponent as NSString).deletingPathExtension
         return directory.appendingPathComponent("\(name).\(ext)").path
@@ -434,17 +415,7 @@ enum CorpusSupport {
 
     /// A program's standard output as bytes (exiftool -b writes binary).
     static func binaryOutput(_ executable: String, _ arguments: [String]) throws -> [UInt8] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [executable] + arguments
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return [UInt8](data)
+        try TestSupport.capture(executable, arguments).output
     }
 
     /// The ICC profile exiftool finds (the primary image's for HEIF; iCCP inflated for PNG), empty if none.

@@ -345,13 +345,7 @@ private struct MutationRandom {
     }
 }
 
-/// The shared corpus: $IMGPREP_CORPUS, or ../shared/corpus next to the package root.
-private let corpus: URL? = {
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    let candidates = [ProcessInfo.processInfo.environment["IMGPREP_CORPUS"].map { URL(fileURLWithPath: $0) },
-                      root.appendingPathComponent("../shared/corpus").standardized]
-    return candidates.compactMap { $0 }.first { FileManager.default.fileExists(atPath: $0.path) }
-}()
+private let corpus = TestSupport.corpus
 
 private let exiftoolAvailable = (try? run(["exiftool", "-ver"])) != nil
 
@@ -391,15 +385,7 @@ private func exiftool(file bytes: [UInt8], extension ext: String) throws -> [Str
 private struct CommandFailed: Error { let command: [String] }
 
 private func run(_ command: [String]) throws -> [UInt8] {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = command
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()   // before waiting, so a full pipe cannot stall it
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else { throw CommandFailed(command: command) }
-    return Array(data)
+    let result = try TestSupport.capture(command[0], Array(command.dropFirst()))
+    guard result.status == 0 else { throw CommandFailed(command: command) }
+    return result.output
 }

@@ -33,16 +33,8 @@ enum CodecTestSupport {
 
     /// Runs a command-line tool found on PATH; returns its exit status and standard output.
     static func run(_ tool: String, _ arguments: [String]) throws -> (status: Int32, output: Data) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [tool] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
+        let result = try TestSupport.capture(tool, arguments)
+        return (result.status, Data(result.output))
     }
 
     static func temporaryFile(_ name: String) -> URL {

@@ -59,6 +59,21 @@ enum TestSupport {
                    stderr: String(decoding: errData, as: UTF8.self))
     }
 
+    /// A program's exit status and standard output as bytes (exiftool -b writes binary); stderr is dropped.
+    static func capture(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: [UInt8]) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [executable] + arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()  // before waiting, so a full pipe cannot stall it
+        process.waitUntilExit()
+        return (process.terminationStatus, [UInt8](data))
+    }
+
     static func imgprep(_ arguments: [String], input: Data? = nil, cwd: URL? = nil) throws -> Run {
         try run(binary, arguments, input: input, cwd: cwd)
     }

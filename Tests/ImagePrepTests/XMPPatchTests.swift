@@ -141,26 +141,12 @@ private func isWellFormed(_ bytes: [UInt8]) -> Bool {
     return parser.parse() && parser.parserError == nil && balance.depth == 0 && balance.closed > 0
 }
 
-/// The shared corpus: $IMGPREP_CORPUS, or ../shared/corpus next to the package root.
-private let corpus: URL? = {
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    let candidates = [ProcessInfo.processInfo.environment["IMGPREP_CORPUS"].map { URL(fileURLWithPath: $0) },
-                      root.appendingPathComponent("../shared/corpus").standardized]
-    return candidates.compactMap { $0 }.first { FileManager.default.fileExists(atPath: $0.path) }
-}()
+private let corpus = TestSupport.corpus
 
 private struct CommandFailed: Error { let command: [String] }
 
 private func run(_ command: [String]) throws -> [UInt8] {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = command
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else { throw CommandFailed(command: command) }
-    return Array(data)
+    let result = try TestSupport.capture(command[0], Array(command.dropFirst()))
+    guard result.status == 0 else { throw CommandFailed(command: command) }
+    return result.output
 }

@@ -59,15 +59,16 @@ public struct HeifDecoder: Sendable {
         case .yuv444: (heif_colorspace_YCbCr, heif_chroma_444)
         case .monochrome, nil: (heif_colorspace_RGB, chroma)
         }
-        var image: OpaquePointer?
-        try check(heif_decode_image(handle, &image, request.0, request.1, options), "cannot decode the image")
-        guard let image else { throw ImagePrepError.library("libheif", "decoder returned no image") }
-        defer { heif_image_release(image) }
+        var decodedImage: OpaquePointer?
+        try check(heif_decode_image(handle, &decodedImage, request.0, request.1, options), "cannot decode the image")
+        guard let decodedImage else { throw ImagePrepError.library("libheif", "decoder returned no image") }
+        let owner = HeifImage(decodedImage)
+        let image = owner.pointer
 
         let nclx = Self.nclxProfile(image: image) ?? Self.nclxProfile(handle: handle)
         let pixels: DecodedPixels
         if planar {
-            guard let converted = Self.content(fromPlanes: image, nclx: nclx) else {
+            guard let converted = Self.content(fromPlanes: owner, nclx: nclx) else {
                 throw ImagePrepError.library("libheif", "decoded image has an unexpected layout", kind: .unsupported)
             }
             pixels = converted
@@ -84,7 +85,8 @@ public struct HeifDecoder: Sendable {
     /// The pixels of an 8-bit Y'CbCr (or monochrome) image, with the matrix and range its nclx gives, or
     /// BT.601 full range when it gives none, as libheif assumes: 4:2:0 BT.601 planes as they are (what a
     /// JPEG stores), anything else as RGB.
-    private static func content(fromPlanes image: OpaquePointer, nclx: NCLXColor?) -> DecodedPixels? {
+    private static func content(fromPlanes owner: HeifImage, nclx: NCLXColor?) -> DecodedPixels? {
+        let image = owner.pointer
         let depth = Int(heif_image_get_bits_per_pixel_range(image, heif_channel_Y))
         func plane(_ channel: heif_channel) -> YCbCrToRGB.Plane? {
             var stride: Int32 = 0
@@ -115,19 +117,8 @@ public struct HeifDecoder: Sendable {
         }
         guard xShift >= 0 else { return nil }
         if depth == 8, format == heif_chroma_420, YCbCrToRGB.coefficients(matrix: matrix) == YCbCrToRGB.coefficients(matrix: 6) {
-            func copy(_ plane: YCbCrToRGB.Plane, width: Int, height: Int) -> [UInt8] {
-                var out = [UInt8](repeating: 0, count: width * height)
-                out.withUnsafeMutableBytes { dst in
-                    for row in 0..<height {
-                        (dst.baseAddress! + row * width).copyMemory(from: plane.base + row * plane.stride, byteCount: width)
-                    }
-                }
-                return out
-            }
-            let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
-            return .ycbcr420(YCbCr420Image(width: width, height: height, luma: copy(luma, width: width, height: height),
-                                           cb: copy(cb, width: chromaWidth, height: chromaHeight),
-                                           cr: copy(cr, width: chromaWidth, height: chromaHeight), fullRange: fullRange))
+            return .ycbcr420(YCbCr420Image(width: width, height: height, fullRange: fullRange,
+                                           planes: DecodedPlanes(luma: luma, cb: cb, cr: cr, owner: owner)))
         }
         return rgb((cb, cr), xShift, yShift)
     }
@@ -255,6 +246,14 @@ extension NCLXColor {
         self.init(primaries: Int(p.color_primaries.rawValue), transfer: Int(p.transfer_characteristics.rawValue),
                   matrix: Int(p.matrix_coefficients.rawValue), fullRange: p.full_range_flag != 0)
     }
+}
+
+/// Owns one decoded libheif image.
+final class HeifImage {
+    let pointer: OpaquePointer
+
+    init(_ pointer: OpaquePointer) { self.pointer = pointer }
+    deinit { heif_image_release(pointer) }
 }
 
 /// Owns a libheif context for one file, and the bytes it reads from.

@@ -2,32 +2,32 @@
 /// what a 4:2:0 JPEG stores. Kept as planes, a picture that needs no resize or rotation goes to the
 /// JPEG encoder without the round trip through RGB (and its 36 MB per 12 MP).
 public struct YCbCr420Image: Sendable {
-    public var width: Int
-    public var height: Int
-    /// width × height samples.
-    public var luma: [UInt8]
-    /// chromaWidth × chromaHeight samples each.
-    public var cb: [UInt8]
-    public var cr: [UInt8]
+    public let width: Int
+    public let height: Int
     /// Full range (0...255) or video range (16...235, 16...240).
-    public var fullRange: Bool
-
-    public var chromaWidth: Int { (width + 1) / 2 }
-    public var chromaHeight: Int { (height + 1) / 2 }
+    public let fullRange: Bool
+    /// The decoder's own image, read in place: copying its planes would cost 18 MB per 12 MP.
+    let planes: DecodedPlanes
 
     /// Interleaved RGB, for the stages that need it (resize, PNG, 4:4:4 JPEG).
     public func rgb() -> PixelBuffer {
-        luma.withUnsafeBufferPointer { y in
-            cb.withUnsafeBufferPointer { cb in
-                cr.withUnsafeBufferPointer { cr in
-                    YCbCrToRGB(matrix: 6, fullRange: fullRange).convert(
-                        UInt8.self, width: width, height: height,
-                        luma: .init(base: y.baseAddress!, stride: width),  // non-empty: width, height > 0
-                        chroma: (.init(base: cb.baseAddress!, stride: chromaWidth), .init(base: cr.baseAddress!, stride: chromaWidth)),
-                        xShift: 1, yShift: 1)
-                }
-            }
-        }
+        YCbCrToRGB(matrix: 6, fullRange: fullRange).convert(
+            UInt8.self, width: width, height: height, luma: planes.luma, chroma: (planes.cb, planes.cr), xShift: 1, yShift: 1)
+    }
+}
+
+/// Keeps a decoded image alive for as long as its planes are read.
+final class DecodedPlanes: @unchecked Sendable {  // the C image is never written after decoding and is released once, in deinit
+    let luma: YCbCrToRGB.Plane
+    let cb: YCbCrToRGB.Plane
+    let cr: YCbCrToRGB.Plane
+    private let owner: HeifImage
+
+    init(luma: YCbCrToRGB.Plane, cb: YCbCrToRGB.Plane, cr: YCbCrToRGB.Plane, owner: HeifImage) {
+        self.luma = luma
+        self.cb = cb
+        self.cr = cr
+        self.owner = owner
     }
 }
 

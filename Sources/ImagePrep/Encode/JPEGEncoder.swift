@@ -104,16 +104,17 @@ public struct JPEGEncoder: Sendable {
         precondition((1...100).contains(quality), "JPEG quality must be 1...100")
         let options = Self.options(quality: quality, settings: settings)
         let (lumaTable, chromaTable) = image.fullRange ? (nil, nil) : (Self.videoLuma, Self.videoChroma)
+        let planes = image.planes
         return try Self.run(segments: segments) { cSegments, output, outputSize, err, errlen in
-            image.luma.withUnsafeBufferPointer { y in
-            image.cb.withUnsafeBufferPointer { cb in
-            image.cr.withUnsafeBufferPointer { cr in
             withUnsafePointer(to: options) { options in
-                cic_jpeg_encode_ycbcr420(y.baseAddress, image.width, cb.baseAddress, image.chromaWidth,
-                                         cr.baseAddress, image.chromaWidth, Int32(image.width), Int32(image.height),
-                                         lumaTable, chromaTable, options, cSegments, cSegments.count,
-                                         &output, &outputSize, err, errlen)
-            }}}}
+                withExtendedLifetime(planes) {
+                    cic_jpeg_encode_ycbcr420(planes.luma.base.assumingMemoryBound(to: UInt8.self), planes.luma.stride,
+                                             planes.cb.base.assumingMemoryBound(to: UInt8.self), planes.cb.stride,
+                                             planes.cr.base.assumingMemoryBound(to: UInt8.self), planes.cr.stride,
+                                             Int32(image.width), Int32(image.height), lumaTable, chromaTable, options,
+                                             cSegments, cSegments.count, &output, &outputSize, err, errlen)
+                }
+            }
         }
     }
 
