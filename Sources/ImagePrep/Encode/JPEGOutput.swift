@@ -53,7 +53,7 @@ enum JPEGOutput {
             }
             let current = image
             let result = try searchQuality(floor: floor, ceiling: settings.quality, budget: budget.maxBytes,
-                                           strategy: budget.strategy, hints: hints) { quality in
+                                           strategy: budget.strategy, hints: hints, overhead: metadataBytes) { quality in
                 try encode(current, quality: quality, settings: jpegSettings, segments: segments)
             }
             encodes += result.encodes

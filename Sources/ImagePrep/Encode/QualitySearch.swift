@@ -23,10 +23,13 @@ public struct SearchResult: Sendable {
 
 /// Finds the quality to write. `encode` is called once per distinct quality tried, and the bytes returned
 /// for the chosen quality are what gets written: the size measured is the size written.
-/// - Parameter hints: predicted sizes by quality (say, from the same picture at another size); they only
-///   steer the first guess, never decide the answer.
+/// - Parameters:
+///   - hints: predicted sizes by quality (say, from the same picture at another size); they only
+///     steer the first guess, never decide the answer.
+///   - overhead: bytes every encode carries whatever the quality (metadata segments), left out of the
+///     size model so a big EXIF block on a small picture does not flatten the curve.
 public func searchQuality(
-    floor: Int, ceiling: Int, budget: Int, strategy: SearchStrategy, hints: [Int: Int] = [:],
+    floor: Int, ceiling: Int, budget: Int, strategy: SearchStrategy, hints: [Int: Int] = [:], overhead: Int = 0,
     encode: (Int) throws -> [UInt8]
 ) rethrows -> SearchResult {
     precondition(floor <= ceiling, "quality floor above ceiling")
@@ -53,7 +56,7 @@ public func searchQuality(
         // Without hints, try the ceiling first: it settles images that fit outright in one encode,
         // and its size anchors the interpolation.
         var q = hints.isEmpty ? ceiling
-            : predictedBoundary(low: low, high: high, budget: budget, sizes: hints)
+            : predictedBoundary(low: low, high: high, budget: budget, sizes: hints, overhead: overhead)
         while true {
             let fit = try fits(q)
             if fit { low = q } else { high = q }
@@ -61,8 +64,8 @@ public func searchQuality(
             lastFit = fit
             if high - low <= 1 { break }
             // Interpolation lands in 2-4 trials on photos; bisection is the safety net for odd curves.
-            q = sizes.count < 7 ? predictedBoundary(low: low, high: high, budget: budget, sizes: sizes,
-                                                                  lowMovedLast: lastFit ?? true, streak: streak)
+            q = sizes.count < 7 ? predictedBoundary(low: low, high: high, budget: budget, sizes: sizes, overhead: overhead,
+                                                    lowMovedLast: lastFit ?? true, streak: streak)
                                 : (low + high) / 2
         }
     }
@@ -74,10 +77,12 @@ public func searchQuality(
 /// encoder settings), so this is regula falsi on log(size) against log(scale) between the bracket's
 /// ends, with the Illinois rule: the end kept while the other moved `streak` more times in a row counts for
 /// less, so a curve that bends cannot make the guesses crawl one quality at a time.
-func predictedBoundary(low: Int, high: Int, budget: Int, sizes: [Int: Int], lowMovedLast: Bool = true, streak: Int = 0) -> Int {
-    let target = log(Double(budget))
+func predictedBoundary(low: Int, high: Int, budget: Int, sizes: [Int: Int], overhead: Int = 0,
+                       lowMovedLast: Bool = true, streak: Int = 0) -> Int {
+    func picture(_ bytes: Int) -> Double { log(Double(max(bytes - overhead, 1))) }
+    let target = picture(budget)
     func point(_ q: Int) -> (x: Double, y: Double)? {
-        sizes[q].map { (log(quantizerScale(q)), log(Double($0))) }
+        sizes[q].map { (log(quantizerScale(q)), picture($0)) }
     }
     let typicalSlope = -0.55
     let x: Double
@@ -92,7 +97,7 @@ func predictedBoundary(low: Int, high: Int, budget: Int, sizes: [Int: Int], lowM
         x = known.x + (target - known.y) / typicalSlope
     case (nil, nil):
         // Only hints or nothing at the bracket's ends: extrapolate from the measurement nearest the budget.
-        guard let nearest = sizes.keys.min(by: { abs(log(Double(sizes[$0]!)) - target) < abs(log(Double(sizes[$1]!)) - target) }),
+        guard let nearest = sizes.keys.min(by: { abs(picture(sizes[$0]!) - target) < abs(picture(sizes[$1]!) - target) }),
               let known = point(nearest) else { return (low + high) / 2 }
         x = known.x + (target - known.y) / typicalSlope
     }
