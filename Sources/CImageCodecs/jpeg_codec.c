@@ -209,6 +209,75 @@ int cic_jpeg_decode(const uint8_t *data, size_t size, int scale_denom,
     return 0;
 }
 
+int cic_jpeg_decode_ycbcr420(const uint8_t *data, size_t size, uint8_t **planes,
+                             int *width, int *height, char *err, size_t errlen) {
+    struct jpeg_decompress_struct cinfo;
+    cic_jpeg_error jerr;
+    uint8_t *volatile buffer = NULL;   /* volatile: still read after a longjmp */
+
+    *planes = NULL;
+    memset(&cinfo, 0, sizeof cinfo);
+    cinfo.err = error_mgr_init(&jerr);
+    if (setjmp(jerr.jump)) {
+        free(buffer);
+        jpeg_destroy_decompress(&cinfo);
+        return fail(err, errlen, jerr.message);
+    }
+    jpeg_create_decompress(&cinfo);
+    jpeg_mem_src(&cinfo, data, (unsigned long)size);
+    jpeg_read_header(&cinfo, TRUE);
+    const jpeg_component_info *c = cinfo.comp_info;
+    if (cinfo.jpeg_color_space != JCS_YCbCr || cinfo.num_components != 3
+        || c[0].h_samp_factor != 2 || c[0].v_samp_factor != 2
+        || c[1].h_samp_factor != 1 || c[1].v_samp_factor != 1
+        || c[2].h_samp_factor != 1 || c[2].v_samp_factor != 1) {
+        jpeg_destroy_decompress(&cinfo);
+        return CIC_NOT_YCBCR420;
+    }
+
+    jerr.phase = PHASE_DECODE;
+    cinfo.raw_data_out = TRUE;
+    cinfo.dct_method = JDCT_ISLOW;
+    jpeg_start_decompress(&cinfo);   /* reads the whole file when it has several scans */
+
+    const JDIMENSION w = cinfo.output_width, h = cinfo.output_height;
+    const JDIMENSION cw = (w + 1) / 2, ch = (h + 1) / 2;
+    buffer = malloc((size_t)w * h + 2 * (size_t)cw * ch);
+    if (buffer == NULL) {
+        jpeg_destroy_decompress(&cinfo);
+        return fail(err, errlen, "out of memory for the decoded pixels");
+    }
+    uint8_t *out[3] = { buffer, buffer + (size_t)w * h, buffer + (size_t)w * h + (size_t)cw * ch };
+    const JDIMENSION out_width[3] = { w, cw, cw }, out_height[3] = { h, ch, ch };
+    /* The raw interface hands out whole MCU rows (16 luma, 8 chroma rows) of whole blocks. */
+    JSAMPARRAY bands[3];
+    for (int i = 0; i < 3; i++)
+        bands[i] = (*cinfo.mem->alloc_sarray)((j_common_ptr)&cinfo, JPOOL_IMAGE,
+                                              cinfo.comp_info[i].width_in_blocks * DCTSIZE, i == 0 ? 16 : 8);
+    while (cinfo.output_scanline < h) {
+        const JDIMENSION top = cinfo.output_scanline;
+        jpeg_read_raw_data(&cinfo, bands, 16);
+        for (int i = 0; i < 3; i++) {
+            const JDIMENSION first = i == 0 ? top : top / 2, rows = i == 0 ? 16 : 8;
+            for (JDIMENSION r = 0; r < rows && first + r < out_height[i]; r++)
+                memcpy(out[i] + (size_t)(first + r) * out_width[i], bands[i][r], out_width[i]);
+        }
+    }
+
+    const char *problem = damage(&cinfo, &jerr);
+    if (problem != NULL) {
+        fail(err, errlen, problem);
+        free(buffer);
+        jpeg_destroy_decompress(&cinfo);
+        return 1;
+    }
+    *planes = buffer;
+    *width = (int)w;
+    *height = (int)h;
+    jpeg_destroy_decompress(&cinfo);
+    return 0;
+}
+
 /* ---- Encoding --------------------------------------------------------------------------- */
 
 /* A growable in-memory destination. Unlike jpeg_mem_dest's, its buffer stays reachable after

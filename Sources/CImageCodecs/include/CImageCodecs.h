@@ -45,6 +45,15 @@ int cic_jpeg_decode(const uint8_t *data, size_t size, int scale_denom,
                     uint8_t **pixels, int *width, int *height,
                     char *err, size_t errlen);
 
+/* Returned by cic_jpeg_decode_ycbcr420 for a file that is not Y'CbCr 4:2:0 (no message set). */
+#define CIC_NOT_YCBCR420 2
+
+/* Decodes a Y'CbCr 4:2:0 JPEG to its planes without colour conversion or upsampling (libjpeg's
+ * raw-data interface), with the same damage rules as cic_jpeg_decode. *planes is one buffer
+ * (free with cic_free): luma width*height, then Cb and Cr, ((width+1)/2)*((height+1)/2) each. */
+int cic_jpeg_decode_ycbcr420(const uint8_t *data, size_t size, uint8_t **planes,
+                             int *width, int *height, char *err, size_t errlen);
+
 typedef enum {
     CIC_SUBSAMPLING_420 = 0,
     CIC_SUBSAMPLING_422 = 1,

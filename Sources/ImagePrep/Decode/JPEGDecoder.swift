@@ -32,6 +32,38 @@ public enum JPEGDecoder {
         return PixelBuffer(width: Int(width), height: Int(height), channels: 3,
                            pixels: Array(UnsafeBufferPointer(start: pixels, count: count)))
     }
+
+    /// The Y'CbCr 4:2:0 planes as stored, or nil when the file is laid out otherwise: a JPEG that is
+    /// re-encoded at its own size then skips colour conversion and chroma resampling both ways.
+    public static func decodePlanes(_ file: [UInt8]) throws -> YCbCr420Image? {
+        var planes: UnsafeMutablePointer<UInt8>?
+        var width: Int32 = 0, height: Int32 = 0
+        var notPlanar = false
+        try callCodec("libjpeg") { err, errlen in
+            let status = file.withUnsafeBufferPointer {
+                cic_jpeg_decode_ycbcr420($0.baseAddress, $0.count, &planes, &width, &height, err, errlen)
+            }
+            notPlanar = status == CIC_NOT_YCBCR420
+            return notPlanar ? 0 : status
+        }
+        guard !notPlanar else { return nil }
+        guard let planes else { throw ImagePrepError.library("libjpeg", "decoder returned no pixels") }
+        let owner = CodecBuffer(planes)
+        let w = Int(width), h = Int(height), chromaWidth = (w + 1) / 2, chromaCount = chromaWidth * ((h + 1) / 2)
+        return YCbCr420Image(width: w, height: h, fullRange: true, planes: DecodedPlanes(
+            luma: .init(base: UnsafeRawPointer(planes), stride: w),
+            cb: .init(base: UnsafeRawPointer(planes + w * h), stride: chromaWidth),
+            cr: .init(base: UnsafeRawPointer(planes + w * h + chromaCount), stride: chromaWidth),
+            owner: owner))
+    }
+}
+
+/// Owns a buffer our C code allocated.
+final class CodecBuffer {
+    private let pointer: UnsafeMutablePointer<UInt8>
+
+    init(_ pointer: UnsafeMutablePointer<UInt8>) { self.pointer = pointer }
+    deinit { cic_free(pointer) }
 }
 
 /// Reads the metadata segments of a JPEG file without decoding it.

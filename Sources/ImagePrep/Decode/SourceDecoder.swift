@@ -21,12 +21,19 @@ enum SourceDecoder {
     private static func decodeJPEG(_ file: [UInt8], settings: ConversionSettings) throws -> DecodedImage {
         let (width, height) = try JPEGDecoder.dimensions(of: file)
         try checkPixelCap(width: width, height: height, settings: settings)
-        var (metadata, warnings) = JPEGMarkers.metadata(in: file)
+        let (metadata, warnings) = JPEGMarkers.metadata(in: file)
         let orientation = metadata.exif.flatMap(Exif.orientation(in:)).map(ExifOrientation.init(exifValue:)) ?? .up
-        let denominator = shrinkOnLoad(width: width, height: height, maxDimension: settings.maxDimension)
-        let pixels = try JPEGDecoder.decode(file, scaleDenominator: denominator)
-        if metadata.exif == nil && metadata.xmp == nil && metadata.icc == nil { metadata = ImageMetadata() }
-        var decoded = DecodedImage(pixels: pixels, metadata: metadata, orientation: orientation, warnings: warnings)
+        let content: DecodedPixels
+        // Re-encoded upright at its own size as 4:2:0: the stored planes can go straight to the encoder.
+        if settings.format == .jpeg, orientation == .up, settings.maxDimension.map({ max(width, height) <= $0 }) ?? true,
+           settings.jpegSettings(searching: settings.budget != nil).subsampling == .s420,
+           let planes = try JPEGDecoder.decodePlanes(file) {
+            content = .ycbcr420(planes)
+        } else {
+            let denominator = shrinkOnLoad(width: width, height: height, maxDimension: settings.maxDimension)
+            content = .rgb(try JPEGDecoder.decode(file, scaleDenominator: denominator))
+        }
+        var decoded = DecodedImage(content: content, metadata: metadata, orientation: orientation, warnings: warnings)
         decoded.sizeHint = JPEGMarkers.estimatedQuality(of: file).map { ($0, file.count) }
         return decoded
     }

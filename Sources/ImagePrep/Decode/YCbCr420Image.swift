@@ -6,7 +6,7 @@ public struct YCbCr420Image: Sendable {
     public let height: Int
     /// Full range (0...255) or video range (16...235, 16...240).
     public let fullRange: Bool
-    /// The decoder's own image, read in place: copying its planes would cost 18 MB per 12 MP.
+    /// The decoder's own buffers, read in place: copying the planes would cost 18 MB per 12 MP.
     let planes: DecodedPlanes
 
     /// Interleaved RGB, for the stages that need it (resize, PNG, 4:4:4 JPEG).
@@ -21,9 +21,10 @@ final class DecodedPlanes: @unchecked Sendable {  // the C image is never writte
     let luma: YCbCrToRGB.Plane
     let cb: YCbCrToRGB.Plane
     let cr: YCbCrToRGB.Plane
-    private let owner: HeifImage
+    private let owner: AnyObject
 
-    init(luma: YCbCrToRGB.Plane, cb: YCbCrToRGB.Plane, cr: YCbCrToRGB.Plane, owner: HeifImage) {
+    /// `owner` keeps the memory behind the planes alive (a HeifImage or a CodecBuffer).
+    init(luma: YCbCrToRGB.Plane, cb: YCbCrToRGB.Plane, cr: YCbCrToRGB.Plane, owner: AnyObject) {
         self.luma = luma
         self.cb = cb
         self.cr = cr

@@ -13,11 +13,19 @@ public enum ImagePipeline {
         let (fullWidth, fullHeight) = fullSize(decoded, file: file, format: format)
         let target = settings.maxDimension.map { fittedSize(width: fullWidth, height: fullHeight, maxDimension: $0) }
 
+        // A JPEG source's own size and quality predict the first trial, saving the encode at the ceiling.
+        func sizeHints(width: Int, height: Int) -> [Int: Int] {
+            guard let hint = decoded.sizeHint else { return [:] }
+            let area = Double(width * height) / Double(fullWidth * fullHeight)
+            return [hint.quality: Int(Double(hint.bytes) * pow(area, JPEGOutput.sizeExponent))]
+        }
+
         // 4:2:0 planes that need no resize or rotation go to a 4:2:0 JPEG as they are.
         if settings.format == .jpeg, case .ycbcr420 = decoded.content, decoded.orientation == .up,
            target.map({ $0.width == decoded.content.width && $0.height == decoded.content.height }) ?? true,
            settings.jpegSettings(searching: settings.budget != nil).subsampling == .s420 {
-            return try JPEGOutput.encode(decoded.content, metadata: decoded.metadata, settings: settings, warnings: warnings)
+            return try JPEGOutput.encode(decoded.content, metadata: decoded.metadata, settings: settings, warnings: warnings,
+                                         sizeHints: sizeHints(width: fullWidth, height: fullHeight))
         }
 
         var image = decoded.pixels
@@ -35,12 +43,8 @@ public enum ImagePipeline {
                                  quality: nil, encodes: 1, passedThrough: false, warnings: warnings)
         case .jpeg:
             if image.hasAlpha { image = flattened(image, onto: settings.background) }
-            // A JPEG source's own size and quality predict the first trial, saving the encode at the ceiling.
-            let hint = decoded.sizeHint.map { hint in
-                [hint.quality: Int(Double(hint.bytes) * pow(Double(image.width * image.height) / Double(fullWidth * fullHeight), JPEGOutput.sizeExponent))]
-            }
             return try JPEGOutput.encode(.rgb(image), metadata: decoded.metadata, settings: settings, warnings: warnings,
-                                         sizeHints: hint ?? [:])
+                                         sizeHints: sizeHints(width: image.width, height: image.height))
         }
     }
 
