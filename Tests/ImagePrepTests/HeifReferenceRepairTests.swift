@@ -132,13 +132,7 @@ enum LibheifTools {
         return url
     }()
 
-    /// IMGPREP_CORPUS, else ../shared/corpus next to the package root.
-    static let corpus: URL = {
-        if let path = ProcessInfo.processInfo.environment["IMGPREP_CORPUS"] { return URL(fileURLWithPath: path) }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        return root.deletingLastPathComponent().appendingPathComponent("shared/corpus")
-    }()
+    static let corpus = TestSupport.corpus ?? URL(fileURLWithPath: "/nonexistent")
 
     static let gainMapPhoto = corpus.appendingPathComponent("heic/libvips__apple-heic-gainmap.heic")
 }
@@ -263,6 +257,9 @@ struct HeifReferenceRepairLibheifTests {
         let after = try LibheifTools.heifInfo(repaired.bytes)
         #expect(after.status == 0, "\(after.output)")
         #expect(after.output.contains("Exif"))
+        // And imgprep itself reads the broken file, EXIF included.
+        let tags = try convertedWithImgprep(broken)
+        #expect(tags["IFD0:Make"] as? String == "Test", "\(tags)")
     }
 
     @Test func cdscWithManyTargetsGetsAPaddingReference() throws {
@@ -289,6 +286,19 @@ struct HeifReferenceRepairLibheifTests {
         let after = try LibheifTools.heifInfo(try #require(repairedForLibheif115(broken)).bytes)
         #expect(after.status == 0, "\(after.output)")
         #expect(after.output.contains("alpha channel: yes"))
+        let tags = try convertedWithImgprep(broken)
+        #expect(tags["File:ImageWidth"] as? Int == 64 && tags["File:ImageHeight"] as? Int == 48, "\(tags)")
+    }
+
+    /// Runs `imgprep convert` on `file` and returns exiftool's tags of the JPEG it wrote.
+    private func convertedWithImgprep(_ file: [UInt8]) throws -> [String: Any] {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("phone.heic")
+        try Data(file).write(to: input)
+        let run = try TestSupport.imgprep(["convert", input.path, "-o", dir.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        return try TestSupport.exiftool(dir.appendingPathComponent("phone.jpg").path)
     }
 
     @Test(.enabled(if: FileManager.default.fileExists(atPath: LibheifTools.gainMapPhoto.path), "corpus not found"))

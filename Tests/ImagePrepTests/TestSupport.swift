@@ -74,6 +74,7 @@ enum TestSupport {
         return (process.terminationStatus, [UInt8](data))
     }
 
+    @discardableResult
     static func imgprep(_ arguments: [String], input: Data? = nil, cwd: URL? = nil) throws -> Run {
         try run(binary, arguments, input: input, cwd: cwd)
     }

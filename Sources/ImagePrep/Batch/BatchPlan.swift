@@ -100,6 +100,9 @@ public enum BatchPlan {
         guard let handle = FileHandle(forReadingAtPath: path) else { return false }
         defer { try? handle.close() }
         let head = [UInt8]((try? handle.read(upToCount: 64)) ?? Data())
-        return (try? FormatSniffer.sniff(head).get()) != nil
+        switch FormatSniffer.sniff(head) {
+        case .success: return true
+        case .failure(let error): return error.kind == .unsupported  // an image we cannot read deserves a line
+        }
     }
 }
