@@ -288,7 +288,7 @@ struct CorpusConvertTests {
 
     @Test func maxDimensionMatchesVipsthumbnail() throws {
         let relative = "heic/libvips__heic-orientation-6.heic"
-        guard let (source, output, run, dir) = try CorpusSupport.converted(relative, ["--max-dimension", "2048", "--quality", "95"]) else { return }
+        guard let (source, output, _, dir) = try CorpusSupport.converted(relative, ["--max-dimension", "2048", "--quality", "95"]) else { return }
         defer { try? FileManager.default.removeItem(at: dir) }
         let image = try TestSupport.decode(output)
         // Stored 4032x3024 with irot 270 (and EXIF orientation 6): upright portrait.

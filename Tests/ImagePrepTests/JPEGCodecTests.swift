@@ -205,3 +205,17 @@ enum CodecTestSupport {
         jpeg.indices.dropLast().filter { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xDA }
     }
 }
+
+@Suite struct JPEGQualityEstimateTests {
+    /// The search's first guess for JPEG inputs rests on reading libjpeg's tables back.
+    @Test(arguments: [40, 75, 85, 95])
+    func estimatesTheQualityLibjpegEncodedWith(quality: Int) throws {
+        var pixels: [UInt8] = []
+        for i in 0..<(64 * 48) {
+            pixels += [UInt8(i % 64 * 4), UInt8(i / 64 * 5), UInt8(i * 7 % 256)]
+        }
+        let image = PixelBuffer(width: 64, height: 48, channels: 3, pixels: pixels)
+        let jpeg = try JPEGEncoder().encode(image, quality: quality, settings: JPEGSettings())
+        #expect(JPEGMarkers.estimatedQuality(of: jpeg) == quality)
+    }
+}

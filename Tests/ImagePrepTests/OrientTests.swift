@@ -57,6 +57,6 @@ struct OrientTests {
         #expect(turned.width == 70 && turned.height == 131)
         #expect(turned != noise)
         #expect(oriented(turned, .left) == noise)
-        #expect(noise.applying(.down).applying(.down) == noise)
+        #expect(oriented(oriented(noise, .down), .down) == noise)
     }
 }

@@ -86,6 +86,9 @@ public enum ImageInspector {
         }
         description.contents = heifContents(context: context, primary: handle)
         description.contents += HeifStructure(file).map(\.summaryLines) ?? []
+        if HeifReferenceRepair.hasMultiTargetReferences(file) {
+            description.notes.append("auxl/cdsc references with several targets, which libheif 1.15 rejects: read through an in-memory repair of the iref box")
+        }
         return description
     }
 

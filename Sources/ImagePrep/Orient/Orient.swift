@@ -1,10 +1,3 @@
-extension PixelBuffer {
-    /// Returns the image transformed so that a viewer ignoring EXIF orientation shows it upright.
-    public func applying(_ orientation: ExifOrientation) -> PixelBuffer {
-        oriented(self, orientation)
-    }
-}
-
 /// Returns `image` transformed so that a viewer ignoring EXIF orientation shows it upright.
 public func oriented(_ image: PixelBuffer, _ orientation: ExifOrientation) -> PixelBuffer {
     if orientation == .up { return image }
