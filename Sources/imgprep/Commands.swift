@@ -108,13 +108,15 @@ struct BatchCommandOptions {
     func inputPaths() throws -> [String] {
         var result = paths
         if let filesFrom {
-            let data: Data?
+            let data: Data
             if filesFrom == "-" {
                 data = FileHandle.standardInput.readDataToEndOfFile()
             } else {
-                data = FileManager.default.contents(atPath: filesFrom)
+                guard let bytes = try? RawPath.read(filesFrom) else {
+                    throw UsageError(description: "cannot read --files-from '\(filesFrom)'")
+                }
+                data = Data(bytes)
             }
-            guard let data else { throw UsageError(description: "cannot read --files-from '\(filesFrom)'") }
             result += split(data)
         } else if paths.isEmpty && isatty(STDIN_FILENO) == 0 {
             result += split(FileHandle.standardInput.readDataToEndOfFile())
@@ -127,7 +129,7 @@ struct BatchCommandOptions {
         return data.split(separator: separator).map { line in
             var bytes = Array(line)
             if !nullSeparated, bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
-            return String(decoding: bytes, as: UTF8.self)
+            return RawPath.decode(bytes)
         }.filter { !$0.isEmpty }
     }
 }

@@ -22,14 +22,11 @@ struct InfoCommand: Command {
         var failed = false
         for (index, path) in paths.enumerated() {
             do {
-                guard let data = FileManager.default.contents(atPath: path) else {
-                    throw ImagePrepError(.io, "cannot read the file: \(String(cString: strerror(errno)))")
-                }
-                let description = try ImageInspector.inspect([UInt8](data))
-                print((index > 0 ? "\n" : "") + render(path, description), terminator: "")
+                let description = try ImageInspector.inspect(try RawPath.read(path))
+                FileHandle.standardOutput.write(Data(RawPath.bytes((index > 0 ? "\n" : "") + render(path, description))))
             } catch {
                 failed = true
-                FileHandle.standardError.write(Data("imgprep: \(path): \(error)\n".utf8))
+                FileHandle.standardError.write(Data(RawPath.bytes("imgprep: \(path): \(error)\n")))
             }
         }
         return failed ? 1 : 0

@@ -118,12 +118,12 @@ final class Reporter: Sendable {
     }
 
     private func printLine(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        FileHandle.standardOutput.write(Data(RawPath.bytes(text + "\n")))
     }
 
     private func writeError(_ text: String) {
         clearProgress()
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        FileHandle.standardError.write(Data(RawPath.bytes(text + "\n")))
     }
 
     private func drawProgress() {

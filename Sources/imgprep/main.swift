@@ -1,4 +1,5 @@
 import Foundation
+import ImagePrep
 
 /// imgprep: parse the command line, run one command, exit with its status
 /// (0 all good, 1 some file failed, 2 usage error, 130 interrupted).
@@ -19,11 +20,14 @@ Exit status: 0 when no file failed, 1 when any file failed, 2 for usage errors, 
 """
 
 func fail(_ message: String) -> Never {
-    FileHandle.standardError.write(Data("imgprep: \(message)\n".utf8))
+    FileHandle.standardError.write(Data(RawPath.bytes("imgprep: \(message)\n")))
     exit(2)
 }
 
-var arguments = Array(CommandLine.arguments.dropFirst())
+// From argv's bytes, not CommandLine.arguments, which replaces bytes that are not UTF-8 (see RawPath).
+var arguments = (1..<Int(CommandLine.argc)).map { index in
+    CommandLine.unsafeArgv[index].map { RawPath.decode(UnsafeRawBufferPointer(start: $0, count: strlen($0))) } ?? ""
+}
 guard let first = arguments.first else {
     FileHandle.standardError.write(Data(toolHelp.utf8))
     exit(2)

@@ -52,14 +52,12 @@ public enum BatchPlan {
     public static func expand(_ arguments: [String], recursive: Bool, excluding: String? = nil) -> (inputs: [InputPath], errors: [(String, String)]) {
         let excluded = excluding.map(canonicalPath)
         var inputs: [InputPath] = [], errors: [(String, String)] = []
-        let fm = FileManager.default
         for argument in arguments {
-            var isDirectory: ObjCBool = false
-            guard fm.fileExists(atPath: argument, isDirectory: &isDirectory) else {
+            guard RawPath.status(argument) != nil else {
                 errors.append((argument, "no such file or directory"))
                 continue
             }
-            guard isDirectory.boolValue else {
+            guard RawPath.isDirectory(argument) else {
                 inputs.append(InputPath(path: argument))
                 continue
             }
@@ -68,38 +66,38 @@ public enum BatchPlan {
                 continue
             }
             let root = argument.hasSuffix("/") && argument.count > 1 ? String(argument.dropLast()) : argument
-            guard let walker = fm.enumerator(atPath: root) else { continue }
-            var found: [String] = []
-            while let relative = walker.nextObject() as? String {
-                let path = root + "/" + relative
-                if let excluded, canonicalPath(path) == excluded {
-                    walker.skipDescendants()
-                    continue
-                }
-                // Our own temporary files (`.NAME.imgprep-XXXXXX`) from a run still going on.
-                if (relative as NSString).lastPathComponent.hasPrefix("."), relative.contains(".imgprep-") { continue }
-                var isDir: ObjCBool = false
-                if fm.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue, looksLikeImage(path) {
-                    found.append(path)
-                }
-            }
+            var found: [String] = [], visited: Set<String> = [canonicalPath(root)]
+            walk(root, excluding: excluded, visited: &visited, into: &found)
             inputs += found.sorted().map { InputPath(path: $0, root: root) }
         }
         return (inputs, errors)
     }
 
+    /// The image files below `directory`, skipping `excluded` (canonical), directories already seen
+    /// (symlink loops), and our own temporary files (`.NAME.imgprep-XXXXXX`) of a run still going on.
+    private static func walk(_ directory: String, excluding excluded: String?, visited: inout Set<String>,
+                             into found: inout [String]) {
+        for name in RawPath.names(in: directory) ?? [] {
+            let path = directory + "/" + name
+            if name.hasPrefix("."), name.contains(".imgprep-") { continue }
+            if RawPath.isDirectory(path) {
+                let canonical = canonicalPath(path)
+                if canonical == excluded || !visited.insert(canonical).inserted { continue }
+                walk(path, excluding: excluded, visited: &visited, into: &found)
+            } else if looksLikeImage(path) {
+                found.append(path)
+            }
+        }
+    }
+
     /// The path with symlinks resolved when it exists, else just normalised (`out` and `./out/` match).
     static func canonicalPath(_ path: String) -> String {
-        guard let resolved = realpath(path, nil) else { return OutputNaming.normalize(path) }
-        defer { free(resolved) }
-        return String(cString: resolved)
+        RawPath.resolved(path) ?? OutputNaming.normalize(path)
     }
 
     /// Reads just enough of a file to sniff it.
     static func looksLikeImage(_ path: String) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        let head = [UInt8]((try? handle.read(upToCount: 64)) ?? Data())
+        guard let head = try? RawPath.read(path, limit: 64) else { return false }
         switch FormatSniffer.sniff(head) {
         case .success: return true
         case .failure(let error): return error.kind == .unsupported  // an image we cannot read deserves a line

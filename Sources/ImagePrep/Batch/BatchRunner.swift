@@ -146,10 +146,7 @@ public enum BatchRunner {
             return outcome
         }
         do {
-            guard let data = FileManager.default.contents(atPath: job.input) else {
-                throw ImagePrepError(.io, "cannot read the file: \(String(cString: strerror(errno)))")
-            }
-            let bytes = [UInt8](data)
+            let bytes = try RawPath.read(job.input)
             if options.inPlace, case .success(let format) = FormatSniffer.sniff(bytes), format != .jpeg {
                 throw ImagePrepError(.output, "--in-place replaces JPEG files only; this is \(format.name): use -o DIR")
             }

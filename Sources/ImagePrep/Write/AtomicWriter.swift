@@ -11,23 +11,22 @@ public enum AtomicWriter {
         let directory = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
         let directoryPath = directory.isEmpty ? "." : directory
-        try FileManager.default.createDirectory(atPath: directoryPath, withIntermediateDirectories: true)
+        try RawPath.createDirectories(directoryPath)
 
-        var template = Array("\(directoryPath)/.\(name).imgprep-XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        var template = (RawPath.bytes("\(directoryPath)/.\(name).imgprep-XXXXXX") + [0]).map { CChar(bitPattern: $0) }
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }  // never empty: the NUL
         guard fd >= 0 else { throw ioError("cannot create a temporary file in \(directoryPath)") }
-        let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        let temporary = RawPath.decode(template.dropLast().map { UInt8(bitPattern: $0) })
         var renamed = false
         defer {
-            if !renamed { unlink(temporary) }
+            if !renamed { _ = RawPath.withCString(temporary) { unlink($0) } }
         }
         do {
             defer { close(fd) }
             try writeAll(fd, bytes)
             var mode: mode_t = 0o666 & ~processUmask
-            if let source = permissionsFrom {
-                var info = stat()
-                if stat(source, &info) == 0 { mode = info.st_mode & 0o7777 }
+            if let source = permissionsFrom, let info = RawPath.status(source) {
+                mode = info.st_mode & 0o7777
             }
             fchmod(fd, mode)
             if let modificationTime {
@@ -36,7 +35,8 @@ public enum AtomicWriter {
                 futimens(fd, &times)
             }
         }
-        guard rename(temporary, path) == 0 else { throw ioError("cannot write \(path)") }
+        let moved = RawPath.withCString(temporary) { from in RawPath.withCString(path) { to in rename(from, to) } }
+        guard moved == 0 else { throw ioError("cannot write \(path)") }
         renamed = true
     }
 
@@ -74,8 +74,7 @@ public struct FileTimestamp: Sendable, Comparable {
 
     /// The modification time of `path`, or nil if it cannot be read.
     public init?(modificationOf path: String) {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
+        guard let info = RawPath.status(path) else { return nil }
         seconds = info.st_mtim.tv_sec
         nanoseconds = info.st_mtim.tv_nsec
     }
