@@ -109,6 +109,25 @@ static const char *damage(j_decompress_ptr cinfo, cic_jpeg_error *e) {
     return NULL;
 }
 
+/* Ends a decode once every scanline is read: hands `buffer` out through `out`, or frees it and fails
+ * when the picture data was damaged. Not jpeg_finish_decompress: what follows the last scanline (EOI,
+ * trailing data such as an Ultra HDR gain map) does not matter. */
+static int finish_decode(struct jpeg_decompress_struct *cinfo, cic_jpeg_error *jerr, uint8_t *buffer,
+                         uint8_t **out, int *width, int *height, char *err, size_t errlen) {
+    const char *problem = damage(cinfo, jerr);
+    if (problem != NULL) {
+        fail(err, errlen, problem);
+        free(buffer);
+        jpeg_destroy_decompress(cinfo);
+        return 1;
+    }
+    *out = buffer;
+    *width = (int)cinfo->output_width;
+    *height = (int)cinfo->output_height;
+    jpeg_destroy_decompress(cinfo);
+    return 0;
+}
+
 int cic_jpeg_read_header(const uint8_t *data, size_t size,
                          int *width, int *height, int *components,
                          char *err, size_t errlen) {
@@ -193,20 +212,7 @@ int cic_jpeg_decode(const uint8_t *data, size_t size, int scale_denom,
         }
     }
 
-    /* Not jpeg_finish_decompress: what follows the last scanline (EOI, trailing data such as
-     * an Ultra HDR gain map) does not matter. */
-    const char *problem = damage(&cinfo, &jerr);
-    if (problem != NULL) {
-        fail(err, errlen, problem);
-        free(buffer);
-        jpeg_destroy_decompress(&cinfo);
-        return 1;
-    }
-    *pixels = buffer;
-    *width = (int)w;
-    *height = (int)h;
-    jpeg_destroy_decompress(&cinfo);
-    return 0;
+    return finish_decode(&cinfo, &jerr, buffer, pixels, width, height, err, errlen);
 }
 
 int cic_jpeg_decode_ycbcr420(const uint8_t *data, size_t size, uint8_t **planes,
@@ -264,18 +270,7 @@ int cic_jpeg_decode_ycbcr420(const uint8_t *data, size_t size, uint8_t **planes,
         }
     }
 
-    const char *problem = damage(&cinfo, &jerr);
-    if (problem != NULL) {
-        fail(err, errlen, problem);
-        free(buffer);
-        jpeg_destroy_decompress(&cinfo);
-        return 1;
-    }
-    *planes = buffer;
-    *width = (int)w;
-    *height = (int)h;
-    jpeg_destroy_decompress(&cinfo);
-    return 0;
+    return finish_decode(&cinfo, &jerr, buffer, planes, width, height, err, errlen);
 }
 
 /* ---- Encoding --------------------------------------------------------------------------- */

@@ -224,7 +224,8 @@ struct HeifReferenceRepairLibheifTests {
     /// A 64×48 HEIC with an Exif item: heif-enc 1.15 writes grid 2 (primary) over tile 1, Exif item 3
     /// (`cdsc` 3→2), and with a thumbnail also items 4–5; with alpha, alpha item 4 (`auxl` 4→2).
     private func encodedHEIC(alpha: Bool) throws -> [UInt8] {
-        let name = alpha ? "alpha" : "exif"
+        // Unique per call: tests run in parallel and two of them make the same kind of file.
+        let name = (alpha ? "alpha-" : "exif-") + UUID().uuidString
         let source = LibheifTools.scratch.appendingPathComponent(alpha ? "\(name).png" : "\(name).jpg").path
         let output = LibheifTools.scratch.appendingPathComponent("\(name).heic").path
         defer { [source, output].forEach { try? FileManager.default.removeItem(atPath: $0) } }
