@@ -206,36 +206,38 @@ public struct HeifDecoder: Sendable {
     }
 
     static func rawProfile(handle: OpaquePointer) -> [UInt8]? {
-        let type = heif_image_handle_get_color_profile_type(handle)
-        guard type == heif_color_profile_type_prof || type == heif_color_profile_type_rICC else { return nil }
-        let size = heif_image_handle_get_raw_color_profile_size(handle)
-        guard size > 0 else { return nil }
-        var bytes = [UInt8](repeating: 0, count: size)
-        guard heif_image_handle_get_raw_color_profile(handle, &bytes).code == heif_error_Ok else { return nil }
-        return bytes
+        rawProfile(type: heif_image_handle_get_color_profile_type(handle),
+                   size: heif_image_handle_get_raw_color_profile_size(handle)) { heif_image_handle_get_raw_color_profile(handle, $0) }
     }
 
     /// Grid images often carry the profile on their tiles only; libheif passes it to the decoded image.
     private static func rawProfile(image: OpaquePointer) -> [UInt8]? {
-        let type = heif_image_get_color_profile_type(image)
-        guard type == heif_color_profile_type_prof || type == heif_color_profile_type_rICC else { return nil }
-        let size = heif_image_get_raw_color_profile_size(image)
-        guard size > 0 else { return nil }
+        rawProfile(type: heif_image_get_color_profile_type(image),
+                   size: heif_image_get_raw_color_profile_size(image)) { heif_image_get_raw_color_profile(image, $0) }
+    }
+
+    /// The ICC bytes libheif's handle and image calls both hand out the same way.
+    private static func rawProfile(type: heif_color_profile_type, size: Int,
+                                   read: (UnsafeMutableRawPointer) -> heif_error) -> [UInt8]? {
+        guard type == heif_color_profile_type_prof || type == heif_color_profile_type_rICC, size > 0 else { return nil }
         var bytes = [UInt8](repeating: 0, count: size)
-        guard heif_image_get_raw_color_profile(image, &bytes).code == heif_error_Ok else { return nil }
+        guard bytes.withUnsafeMutableBytes({ read($0.baseAddress!) }).code == heif_error_Ok else { return nil }  // size > 0
         return bytes
     }
 
     static func nclxProfile(handle: OpaquePointer) -> NCLXColor? {
-        var nclx: UnsafeMutablePointer<heif_color_profile_nclx>?
-        guard heif_image_handle_get_nclx_color_profile(handle, &nclx).code == heif_error_Ok, let nclx else { return nil }
-        defer { heif_nclx_color_profile_free(nclx) }
-        return NCLXColor(nclx.pointee)
+        nclxProfile { heif_image_handle_get_nclx_color_profile(handle, $0) }
     }
 
     private static func nclxProfile(image: OpaquePointer) -> NCLXColor? {
+        nclxProfile { heif_image_get_nclx_color_profile(image, $0) }
+    }
+
+    private static func nclxProfile(
+        _ read: (UnsafeMutablePointer<UnsafeMutablePointer<heif_color_profile_nclx>?>) -> heif_error
+    ) -> NCLXColor? {
         var nclx: UnsafeMutablePointer<heif_color_profile_nclx>?
-        guard heif_image_get_nclx_color_profile(image, &nclx).code == heif_error_Ok, let nclx else { return nil }
+        guard read(&nclx).code == heif_error_Ok, let nclx else { return nil }
         defer { heif_nclx_color_profile_free(nclx) }
         return NCLXColor(nclx.pointee)
     }
