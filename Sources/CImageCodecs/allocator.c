@@ -1,6 +1,7 @@
 #include <malloc.h>
 #include "CImageCodecs.h"
 
-void cic_pin_mmap_threshold(size_t bytes) {
-    mallopt(M_MMAP_THRESHOLD, (int)bytes);
+void cic_tune_allocator(size_t mmap_threshold, size_t trim_threshold) {
+    mallopt(M_MMAP_THRESHOLD, (int)mmap_threshold);
+    mallopt(M_TRIM_THRESHOLD, (int)trim_threshold);
 }

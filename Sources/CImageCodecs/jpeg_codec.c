@@ -392,10 +392,62 @@ int cic_jpeg_encode(const uint8_t *rgb, int width, int height, size_t stride,
     return 0;
 }
 
-/* Copies one source row into a padded row (edge sample repeated), mapping through `lut`. */
-static void copy_row(JSAMPROW to, const uint8_t *from, int count, int padded, const uint8_t *lut) {
-    if (lut) for (int x = 0; x < count; x++) to[x] = lut[from[x]];
-    else memcpy(to, from, (size_t)count);
+int cic_jpeg_encode_rgb_planes(const uint8_t *r, const uint8_t *g, const uint8_t *b, size_t stride,
+                               int width, int height, const cic_jpeg_options *options,
+                               const cic_jpeg_segment *segments, size_t segment_count,
+                               uint8_t **out, size_t *out_size,
+                               char *err, size_t errlen) {
+    enum { BAND = 16 };   /* one 4:2:0 MCU row: the interleaved band stays in cache */
+    *out = NULL;
+    *out_size = 0;
+    if (check_encode_arguments(width, height, options, err, errlen)) return -1;
+    if (stride < (size_t)width) return fail(err, errlen, "row stride shorter than a row");
+    uint8_t *band = malloc((size_t)width * 3 * BAND);
+    if (band == NULL) return fail(err, errlen, "out of memory");
+
+    struct jpeg_compress_struct cinfo;
+    cic_jpeg_error jerr;
+    growing_dest dest;
+    memset(&cinfo, 0, sizeof cinfo);
+    memset(&dest, 0, sizeof dest);
+    cinfo.err = error_mgr_init(&jerr);
+    if (setjmp(jerr.jump)) {
+        jpeg_destroy_compress(&cinfo);
+        free(dest.buffer);
+        free(band);
+        return fail(err, errlen, jerr.message);
+    }
+    jpeg_create_compress(&cinfo);
+    start_compress(&cinfo, &dest, width, height, JCS_RGB, 0, options, segments, segment_count);
+    while (cinfo.next_scanline < cinfo.image_height) {
+        JSAMPROW rows[BAND];
+        JDIMENSION first = cinfo.next_scanline, left = cinfo.image_height - first;
+        JDIMENSION n = left < BAND ? left : BAND;
+        for (JDIMENSION i = 0; i < n; i++) {
+            size_t offset = stride * (first + i);
+            const uint8_t *rr = r + offset, *gg = g + offset, *bb = b + offset;
+            uint8_t *row = band + (size_t)width * 3 * i;
+            for (int x = 0; x < width; x++) {
+                row[3 * x] = rr[x];
+                row[3 * x + 1] = gg[x];
+                row[3 * x + 2] = bb[x];
+            }
+            rows[i] = row;
+        }
+        jpeg_write_scanlines(&cinfo, rows, n);
+    }
+    jpeg_finish_compress(&cinfo);
+    jpeg_destroy_compress(&cinfo);
+    free(band);
+
+    *out = dest.buffer;
+    *out_size = dest.size;
+    return 0;
+}
+
+/* Copies one source row into a padded row (edge sample repeated). */
+static void copy_row(JSAMPROW to, const uint8_t *from, int count, int padded) {
+    memcpy(to, from, (size_t)count);
     for (int x = count; x < padded; x++) to[x] = to[count - 1];
 }
 
@@ -403,7 +455,6 @@ int cic_jpeg_encode_ycbcr420(const uint8_t *y, size_t y_stride,
                              const uint8_t *cb, size_t cb_stride,
                              const uint8_t *cr, size_t cr_stride,
                              int width, int height,
-                             const uint8_t *luma_lut, const uint8_t *chroma_lut,
                              const cic_jpeg_options *options,
                              const cic_jpeg_segment *segments, size_t segment_count,
                              uint8_t **out, size_t *out_size,
@@ -452,12 +503,12 @@ int cic_jpeg_encode_ycbcr420(const uint8_t *y, size_t y_stride,
         int top = (int)cinfo.next_scanline;
         for (int i = 0; i < 16; i++) {
             int row = top + i < height ? top + i : height - 1;
-            copy_row(luma_rows[i], y + y_stride * (size_t)row, width, luma_padded, luma_lut);
+            copy_row(luma_rows[i], y + y_stride * (size_t)row, width, luma_padded);
         }
         for (int i = 0; i < 8; i++) {
             int row = top / 2 + i < chroma_height ? top / 2 + i : chroma_height - 1;
-            copy_row(cb_rows[i], cb + cb_stride * (size_t)row, chroma_width, chroma_padded, chroma_lut);
-            copy_row(cr_rows[i], cr + cr_stride * (size_t)row, chroma_width, chroma_padded, chroma_lut);
+            copy_row(cb_rows[i], cb + cb_stride * (size_t)row, chroma_width, chroma_padded);
+            copy_row(cr_rows[i], cr + cr_stride * (size_t)row, chroma_width, chroma_padded);
         }
         jpeg_write_raw_data(&cinfo, planes, 16);
     }

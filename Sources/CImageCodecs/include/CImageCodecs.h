@@ -85,20 +85,24 @@ int cic_jpeg_encode(const uint8_t *rgb, int width, int height, size_t stride,
                     uint8_t **out, size_t *out_size,
                     char *err, size_t errlen);
 
+/* Like cic_jpeg_encode for RGB held as three planes of `stride`-byte rows (libheif's planar
+ * output): rows are interleaved a band at a time, so no full-size RGB copy is ever made. */
+int cic_jpeg_encode_rgb_planes(const uint8_t *r, const uint8_t *g, const uint8_t *b, size_t stride,
+                               int width, int height, const cic_jpeg_options *options,
+                               const cic_jpeg_segment *segments, size_t segment_count,
+                               uint8_t **out, size_t *out_size,
+                               char *err, size_t errlen);
 /* Encodes 8-bit Y'CbCr 4:2:0 planes as a 4:2:0 JPEG without any colour conversion or resampling
- * (libjpeg's raw-data interface): chroma planes are (width+1)/2 x (height+1)/2. `luma_lut` and
- * `chroma_lut` (256 entries each, or NULL for identity) map the samples first, e.g. video range to
- * JPEG's full range. options->subsampling is ignored (always 4:2:0). Same output rules as above. */
+ * (libjpeg's raw-data interface): chroma planes are (width+1)/2 x (height+1)/2, full range as JPEG
+ * stores them. options->subsampling is ignored (always 4:2:0). Same output rules as above. */
 int cic_jpeg_encode_ycbcr420(const uint8_t *y, size_t y_stride,
                              const uint8_t *cb, size_t cb_stride,
                              const uint8_t *cr, size_t cr_stride,
                              int width, int height,
-                             const uint8_t *luma_lut, const uint8_t *chroma_lut,
                              const cic_jpeg_options *options,
                              const cic_jpeg_segment *segments, size_t segment_count,
                              uint8_t **out, size_t *out_size,
                              char *err, size_t errlen);
-
 /* ---- PNG -------------------------------------------------------------------------------- */
 
 /* A decoded PNG. Buffers that are absent are NULL with size 0. */
@@ -146,7 +150,7 @@ int cic_png_encode(const uint8_t *pixels, int width, int height, int channels,
 }
 #endif
 
-/* Pins glibc's mmap threshold at `bytes`: see BatchRunner for why. */
-void cic_pin_mmap_threshold(size_t bytes);
+/* Fixes glibc's mmap and trim thresholds (M_MMAP_THRESHOLD, M_TRIM_THRESHOLD): see BatchRunner for why. */
+void cic_tune_allocator(size_t mmap_threshold, size_t trim_threshold);
 
 #endif /* CIMAGECODECS_H */

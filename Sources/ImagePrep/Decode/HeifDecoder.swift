@@ -41,38 +41,27 @@ public struct HeifDecoder: Sendable {
         // A damaged tile must fail the file, not come out grey.
         options.pointee.strict_decoding = 1
 
-        // Opaque pictures come as Y'CbCr planes in their coded layout, which we turn into RGB ourselves
-        // (YCbCrToRGB) or hand to the JPEG encoder as they are. Not for HDR (tone-mapped from RGB), alpha,
-        // monochrome (libheif 1.15 cannot hand out monochrome grids as planes), odd sizes or cropped
-        // pictures (libheif's transforms of subsampled planes shift chroma by a sample): those come as
-        // interleaved RGB(A) from libheif.
-        let stored = (Int(heif_image_handle_get_ispe_width(handle)), Int(heif_image_handle_get_ispe_height(handle)))
+        // libheif 1.15 converts every picture to planar RGB before handing it out (asking for Y'CbCr
+        // makes it convert back), so opaque SDR pictures are taken as those planes: no interleaved
+        // full-size copy. HDR (tone-mapped) and alpha come interleaved.
         let hdr = wide && Self.rawProfile(handle: handle) == nil
             && Self.nclxProfile(handle: handle).map { [16, 18].contains($0.transfer) } == true
-        let planesSafe = !hdr && !hasAlpha && width % 2 == 0 && height % 2 == 0
-            && (stored == (width, height) || stored == (height, width))
-        let coded = planesSafe ? CodedChroma(file: file).flatMap { $0 == .monochrome ? nil : $0 } : nil
-        let planar = coded != nil
-        let request: (heif_colorspace, heif_chroma) = switch coded {
-        case .yuv420: (heif_colorspace_YCbCr, heif_chroma_420)
-        case .yuv422: (heif_colorspace_YCbCr, heif_chroma_422)
-        case .yuv444: (heif_colorspace_YCbCr, heif_chroma_444)
-        case .monochrome, nil: (heif_colorspace_RGB, chroma)
-        }
+        let planar = !hdr && !hasAlpha
+        let request = planar ? heif_chroma_444 : chroma
         var decodedImage: OpaquePointer?
-        try check(heif_decode_image(handle, &decodedImage, request.0, request.1, options), "cannot decode the image")
+        try check(heif_decode_image(handle, &decodedImage, heif_colorspace_RGB, request, options), "cannot decode the image")
         guard let decodedImage else { throw ImagePrepError.library("libheif", "decoder returned no image") }
         let owner = HeifImage(decodedImage)
         let image = owner.pointer
 
-        let nclx = Self.nclxProfile(image: image) ?? Self.nclxProfile(handle: handle)
         let pixels: DecodedPixels
         if planar {
-            guard let converted = Self.content(fromPlanes: owner, nclx: nclx) else {
+            guard let planes = Self.rgbPlanes(of: owner) else {
                 throw ImagePrepError.library("libheif", "decoded image has an unexpected layout", kind: .unsupported)
             }
-            pixels = converted
+            pixels = .rgbPlanes(planes)
         } else {
+            let nclx = Self.nclxProfile(image: image) ?? Self.nclxProfile(handle: handle)
             let toneMapping = hdr ? nclx.flatMap { HDRToneMapper(transfer: $0.transfer, bitDepth: bitDepth) } : nil
             pixels = .rgb(try Self.pixels(of: image, hasAlpha: hasAlpha, wide: wide, toneMapping: toneMapping))
         }
@@ -82,45 +71,40 @@ public struct HeifDecoder: Sendable {
                             sourceBitDepth: bitDepth, warnings: warnings)
     }
 
-    /// The pixels of an 8-bit Y'CbCr (or monochrome) image, with the matrix and range its nclx gives, or
-    /// BT.601 full range when it gives none, as libheif assumes: 4:2:0 BT.601 planes as they are (what a
-    /// JPEG stores), anything else as RGB.
-    private static func content(fromPlanes owner: HeifImage, nclx: NCLXColor?) -> DecodedPixels? {
+    /// The R, G and B planes of a decoded image, read in place when they are 8-bit; deeper samples
+    /// are scaled to 8 bits with rounding (v * 255 / max) into planes of our own.
+    private static func rgbPlanes(of owner: HeifImage) -> RGBPlanes? {
         let image = owner.pointer
-        let depth = Int(heif_image_get_bits_per_pixel_range(image, heif_channel_Y))
-        func plane(_ channel: heif_channel) -> YCbCrToRGB.Plane? {
+        let channels = [heif_channel_R, heif_channel_G, heif_channel_B]
+        let width = Int(heif_image_get_width(image, heif_channel_R))
+        let height = Int(heif_image_get_height(image, heif_channel_R))
+        let depth = Int(heif_image_get_bits_per_pixel_range(image, heif_channel_R))
+        var planes: [SamplePlane] = []
+        for channel in channels {
             var stride: Int32 = 0
-            guard heif_image_get_bits_per_pixel_range(image, channel) == depth,
+            guard heif_image_get_width(image, channel) == width, heif_image_get_height(image, channel) == height,
+                  heif_image_get_bits_per_pixel_range(image, channel) == depth,
                   let base = heif_image_get_plane_readonly(image, channel, &stride) else { return nil }
-            return YCbCrToRGB.Plane(base: UnsafeRawPointer(base), stride: Int(stride))
+            planes.append(SamplePlane(base: UnsafeRawPointer(base), stride: Int(stride)))
         }
-        let width = Int(heif_image_get_width(image, heif_channel_Y))
-        let height = Int(heif_image_get_height(image, heif_channel_Y))
-        guard width > 0, height > 0, let luma = plane(heif_channel_Y) else { return nil }
-        let matrix = nclx?.matrix ?? 6, fullRange = nclx?.fullRange ?? true
-        guard (8...16).contains(depth) else { return nil }
-        let converter = YCbCrToRGB(matrix: matrix, fullRange: fullRange, bitDepth: depth)
-        func rgb(_ chroma: (cb: YCbCrToRGB.Plane, cr: YCbCrToRGB.Plane)?, _ xShift: Int, _ yShift: Int) -> DecodedPixels {
-            // libheif keeps samples deeper than 8 bits in 16-bit words.
-            .rgb(depth > 8
-                ? converter.convert(UInt16.self, width: width, height: height, luma: luma, chroma: chroma, xShift: xShift, yShift: yShift)
-                : converter.convert(UInt8.self, width: width, height: height, luma: luma, chroma: chroma, xShift: xShift, yShift: yShift))
+        guard width > 0, height > 0, (8...16).contains(depth) else { return nil }
+        if depth == 8 { return RGBPlanes(width: width, height: height, planes: DecodedPlanes(planes, owner: owner)) }
+
+        // libheif keeps samples deeper than 8 bits in 16-bit words.
+        let count = width * height, maxValue = UInt32((1 << depth) - 1)
+        let storage = PlaneStorage(count: 3 * count)
+        for (index, plane) in planes.enumerated() {
+            let out = storage.pointer + index * count
+            for y in 0..<height {
+                let row = (plane.base + y * plane.stride).assumingMemoryBound(to: UInt16.self)
+                for x in 0..<width {
+                    out[y * width + x] = UInt8((min(UInt32(row[x]), maxValue) * 255 + maxValue / 2) / maxValue)
+                }
+            }
         }
-        let format = heif_image_get_chroma_format(image)
-        if format == heif_chroma_monochrome { return rgb(nil, 0, 0) }
-        guard let cb = plane(heif_channel_Cb), let cr = plane(heif_channel_Cr) else { return nil }
-        let (xShift, yShift) = switch format {
-        case heif_chroma_420: (1, 1)
-        case heif_chroma_422: (1, 0)
-        case heif_chroma_444: (0, 0)
-        default: (-1, -1)
-        }
-        guard xShift >= 0 else { return nil }
-        if depth == 8, format == heif_chroma_420, YCbCrToRGB.coefficients(matrix: matrix) == YCbCrToRGB.coefficients(matrix: 6) {
-            return .ycbcr420(YCbCr420Image(width: width, height: height, fullRange: fullRange,
-                                           planes: DecodedPlanes(luma: luma, cb: cb, cr: cr, owner: owner)))
-        }
-        return rgb((cb, cr), xShift, yShift)
+        let base = UnsafeRawPointer(storage.pointer)
+        return RGBPlanes(width: width, height: height,
+                         planes: DecodedPlanes((0..<3).map { SamplePlane(base: base + $0 * count, stride: width) }, owner: storage))
     }
 
     /// Copies the interleaved plane into a tightly packed 8-bit buffer; deeper samples are scaled

@@ -97,30 +97,38 @@ public struct JPEGEncoder: Sendable {
         }
     }
 
-    /// Encodes Y'CbCr 4:2:0 planes as a 4:2:0 JPEG with no colour conversion; video-range samples are
-    /// stretched to JPEG's full range on the way. `settings.subsampling` does not apply.
-    public func encode(_ image: YCbCr420Image, quality: Int, settings: JPEGSettings,
-                       segments: [JPEGSegment] = []) throws -> [UInt8] {
+    /// Encodes planar RGB like `encode(_:quality:settings:segments:)` (the C side interleaves a band at a time).
+    public func encode(_ image: RGBPlanes, quality: Int, settings: JPEGSettings, segments: [JPEGSegment] = []) throws -> [UInt8] {
         precondition((1...100).contains(quality), "JPEG quality must be 1...100")
         let options = Self.options(quality: quality, settings: settings)
-        let (lumaTable, chromaTable) = image.fullRange ? (nil, nil) : (Self.videoLuma, Self.videoChroma)
         let planes = image.planes
         return try Self.run(segments: segments) { cSegments, output, outputSize, err, errlen in
             withUnsafePointer(to: options) { options in
                 withExtendedLifetime(planes) {
-                    cic_jpeg_encode_ycbcr420(planes.luma.base.assumingMemoryBound(to: UInt8.self), planes.luma.stride,
-                                             planes.cb.base.assumingMemoryBound(to: UInt8.self), planes.cb.stride,
-                                             planes.cr.base.assumingMemoryBound(to: UInt8.self), planes.cr.stride,
-                                             Int32(image.width), Int32(image.height), lumaTable, chromaTable, options,
-                                             cSegments, cSegments.count, &output, &outputSize, err, errlen)
+                    let (r, g, b) = (planes.planes[0].row(0), planes.planes[1].row(0), planes.planes[2].row(0))
+                    return cic_jpeg_encode_rgb_planes(r, g, b, image.stride, Int32(image.width), Int32(image.height), options,
+                                                      cSegments, cSegments.count, &output, &outputSize, err, errlen)
                 }
             }
         }
     }
 
-    /// Video range to full range: luma 16...235 and chroma 16...240 (around 128) to 0...255.
-    private static let videoLuma: [UInt8] = (0..<256).map { UInt8(clamping: Int(((Double($0) - 16) * 255 / 219).rounded())) }
-    private static let videoChroma: [UInt8] = (0..<256).map { UInt8(clamping: Int(((Double($0) - 128) * 255 / 224 + 128).rounded())) }
+    /// Encodes Y'CbCr 4:2:0 planes as a 4:2:0 JPEG with no colour conversion; `settings.subsampling` does not apply.
+    public func encode(_ image: YCbCr420Image, quality: Int, settings: JPEGSettings,
+                       segments: [JPEGSegment] = []) throws -> [UInt8] {
+        precondition((1...100).contains(quality), "JPEG quality must be 1...100")
+        let options = Self.options(quality: quality, settings: settings)
+        let planes = image.planes
+        return try Self.run(segments: segments) { cSegments, output, outputSize, err, errlen in
+            withUnsafePointer(to: options) { options in
+                withExtendedLifetime(planes) {
+                    cic_jpeg_encode_ycbcr420(image.luma.row(0), image.luma.stride, image.cb.row(0), image.cb.stride,
+                                             image.cr.row(0), image.cr.stride, Int32(image.width), Int32(image.height),
+                                             options, cSegments, cSegments.count, &output, &outputSize, err, errlen)
+                }
+            }
+        }
+    }
 
     private static func options(quality: Int, settings: JPEGSettings) -> cic_jpeg_options {
         var options = cic_jpeg_options()

@@ -7,8 +7,8 @@ enum JPEGOutput {
     static let sizeExponent = 0.75
 
     /// - Parameter sizeHints: predicted sizes by quality for this picture, to aim the first trial.
-    /// - Parameter picture: upright, at its final size unless the budget forces shrinking; RGB, or the
-    ///   decoder's 4:2:0 planes when the output is 4:2:0 too.
+    /// - Parameter picture: upright, opaque, at its final size unless the budget forces shrinking;
+    ///   Y'CbCr planes only when the output is 4:2:0 too.
     static func encode(_ picture: DecodedPixels, metadata source: ImageMetadata, settings: ConversionSettings,
                        warnings: [String], sizeHints: [Int: Int] = [:]) throws -> PreparedImage {
         let encoder = JPEGEncoder()
@@ -16,6 +16,7 @@ enum JPEGOutput {
                     segments: [JPEGSegment]) throws -> [UInt8] {
             switch picture {
             case .rgb(let image): try encoder.encode(image, quality: quality, settings: jpegSettings, segments: segments)
+            case .rgbPlanes(let planes): try encoder.encode(planes, quality: quality, settings: jpegSettings, segments: segments)
             case .ycbcr420(let planes): try encoder.encode(planes, quality: quality, settings: jpegSettings, segments: segments)
             }
         }
@@ -41,7 +42,6 @@ enum JPEGOutput {
         let floor = min(budget.minQuality, settings.quality)
         let jpegSettings = settings.jpegSettings(searching: true)
         var image = picture
-        var rgb: PixelBuffer?  // the full-size picture as RGB, made once if shrinking needs it
         var encodes = 0
         var hints = sizeHints
         while true {
@@ -76,8 +76,7 @@ enum JPEGOutput {
             let factor = min(0.95, pow(pictureBudget / pictureSize, 1 / (2 * sizeExponent)) * 0.97)
             let target = fittedSize(width: picture.width, height: picture.height,
                                     maxDimension: max(16, Int(Double(max(current.width, current.height)) * factor)))
-            rgb = rgb ?? picture.rgb()
-            image = .rgb(resized(rgb!, width: target.width, height: target.height, threads: settings.threadsPerImage))
+            image = picture.resized(width: target.width, height: target.height, threads: settings.threadsPerImage)
             // What this size is likely to weigh, to aim the next search's first encode.
             let areaRatio = Double(image.width * image.height) / Double(current.width * current.height)
             hints = result.sizes.mapValues { metadataBytes + Int(Double($0 - metadataBytes) * pow(areaRatio, sizeExponent)) }

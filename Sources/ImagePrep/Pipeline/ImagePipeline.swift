@@ -20,31 +20,32 @@ public enum ImagePipeline {
             return [hint.quality: Int(Double(hint.bytes) * pow(area, JPEGOutput.sizeExponent))]
         }
 
-        // 4:2:0 planes that need no resize or rotation go to a 4:2:0 JPEG as they are.
-        if settings.format == .jpeg, case .ycbcr420 = decoded.content, decoded.orientation == .up,
-           target.map({ $0.width == decoded.content.width && $0.height == decoded.content.height }) ?? true,
-           settings.jpegSettings(searching: settings.budget != nil).subsampling == .s420 {
-            return try JPEGOutput.encode(decoded.content, metadata: decoded.metadata, settings: settings, warnings: warnings,
-                                         sizeHints: sizeHints(width: fullWidth, height: fullHeight))
-        }
-
-        var image = decoded.pixels
-        if decoded.orientation != .up { image = oriented(image, decoded.orientation) }
-        if let target, target.width != image.width || target.height != image.height {
-            image = resized(image, width: target.width, height: target.height, threads: settings.threadsPerImage)
+        // Planes stay planes through resizing and into the JPEG encoder: no full-size interleaved copy.
+        var picture = decoded.content
+        if decoded.orientation != .up { picture = .rgb(oriented(picture.rgb(), decoded.orientation)) }
+        if let target, target.width != picture.width || target.height != picture.height {
+            picture = picture.resized(width: target.width, height: target.height, threads: settings.threadsPerImage)
         }
 
         switch settings.format {
         case .png:
+            let image = picture.rgb()
             let metadata = OutputMetadata.prepare(decoded.metadata, for: .png, width: image.width,
                                                   height: image.height, settings: settings, warnings: &warnings)
             let bytes = try PNGEncoder.encode(image, metadata: metadata, compressionLevel: settings.pngCompressionLevel)
             return PreparedImage(bytes: bytes, format: .png, width: image.width, height: image.height,
                                  quality: nil, encodes: 1, passedThrough: false, warnings: warnings)
         case .jpeg:
-            if image.hasAlpha { image = flattened(image, onto: settings.background) }
-            return try JPEGOutput.encode(.rgb(image), metadata: decoded.metadata, settings: settings, warnings: warnings,
-                                         sizeHints: sizeHints(width: image.width, height: image.height))
+            switch picture {
+            case .rgb(let image) where image.hasAlpha:
+                picture = .rgb(flattened(image, onto: settings.background))
+            case .ycbcr420 where settings.jpegSettings(searching: settings.budget != nil).subsampling != .s420:
+                picture = .rgb(picture.rgb())  // a JPEG's own 4:2:0 planes go out as 4:2:0 only
+            default:
+                break
+            }
+            return try JPEGOutput.encode(picture, metadata: decoded.metadata, settings: settings, warnings: warnings,
+                                         sizeHints: sizeHints(width: picture.width, height: picture.height))
         }
     }
 

@@ -20,38 +20,70 @@ public func fittedSize(width: Int, height: Int, maxDimension: Int) -> (width: In
 /// splits the work into bands of rows.
 public func resized(_ image: PixelBuffer, width: Int, height: Int, threads: Int = 1) -> PixelBuffer {
     precondition(width > 0 && height > 0, "output size must be positive")
+    let scale = exactScale(from: (image.width, image.height), to: (width, height))
+    let pixels = [UInt8](unsafeUninitializedCapacity: width * height * image.channels) { out, count in
+        image.pixels.withUnsafeBufferPointer { src in
+            let source = SampleGrid(base: src.baseAddress!, width: image.width, height: image.height,
+                                    channels: image.channels, rowBytes: image.rowBytes)
+            resample(source, span: (Double(image.width), Double(image.height)), scale: scale,
+                     into: out.baseAddress!, width: width, height: height, threads: threads)
+        }
+        count = width * height * image.channels
+    }
+    return PixelBuffer(width: width, height: height, channels: image.channels, pixels: pixels)
+}
+
+/// Input pixels per output pixel on each axis. A size from fittedSize has a rounded short edge;
+/// scaling both axes by the long edge's exact factor (centred, as libvips does) keeps the aspect
+/// ratio exact instead of stretching by the rounding.
+func exactScale(from input: (width: Int, height: Int), to output: (width: Int, height: Int)) -> (x: Double, y: Double) {
+    var x = Double(input.width) / Double(output.width), y = Double(input.height) / Double(output.height)
+    if output.width >= output.height, Int((Double(input.height) / x).rounded()) == output.height {
+        y = x
+    } else if output.height > output.width, Int((Double(input.width) / y).rounded()) == output.width {
+        x = y
+    }
+    return (x, y)
+}
+
+/// 8-bit samples in memory: `channels` interleaved per pixel (1 for a Y'CbCr plane), rows `rowBytes` apart.
+struct SampleGrid {
+    let base: UnsafePointer<UInt8>
+    let width: Int, height: Int, channels: Int, rowBytes: Int
+}
+
+/// Writes `source` resampled to `width` x `height` into `output` (tightly packed rows). `span` is the
+/// extent of the picture in source pixels and `scale` source pixels per output pixel; both may be
+/// fractional (a 4:2:0 chroma plane of an odd-sized picture covers half a sample less than it holds).
+func resample(_ source: SampleGrid, span: (x: Double, y: Double), scale: (x: Double, y: Double),
+              into output: UnsafeMutablePointer<UInt8>, width: Int, height: Int, threads: Int) {
     // Like libvips (its "gap" of 2), box-average away all but the last 2x-3x of the reduction:
     // far cheaper than a very wide Lanczos kernel and visually the same.
-    let boxX = max(1, image.width / (2 * width))
-    let boxY = max(1, image.height / (2 * height))
-    let source = boxX > 1 || boxY > 1 ? boxShrunk(image, boxX: boxX, boxY: boxY, threads: threads) : image
-    if source.width == width && source.height == height { return source }
+    let boxX = max(1, source.width / (2 * width))
+    let boxY = max(1, source.height / (2 * height))
+    let boxWidth = (source.width + boxX - 1) / boxX, boxHeight = (source.height + boxY - 1) / boxY
+    let shrunkInPlace = (boxX > 1 || boxY > 1) && boxWidth == width && boxHeight == height
+    var scratch: UnsafeMutablePointer<UInt8>?
+    defer { scratch?.deallocate() }
+    var grid = source
+    if boxX > 1 || boxY > 1 {
+        let shrunk = shrunkInPlace ? output : UnsafeMutablePointer<UInt8>.allocate(capacity: boxWidth * boxHeight * source.channels)
+        if !shrunkInPlace { scratch = shrunk }
+        boxShrink(source, boxX: boxX, boxY: boxY, into: shrunk, threads: threads)
+        grid = SampleGrid(base: shrunk, width: boxWidth, height: boxHeight, channels: source.channels,
+                          rowBytes: boxWidth * source.channels)
+    }
+    if shrunkInPlace { return }
 
-    // A size from fittedSize has a rounded short edge; scaling both axes by the long edge's exact
-    // factor (centred, as libvips does) keeps the aspect ratio exact instead of stretching by the rounding.
-    var xScale = Double(image.width) / Double(width), yScale = Double(image.height) / Double(height)
-    if width >= height, Int((Double(image.height) / xScale).rounded()) == height {
-        yScale = xScale
-    } else if height > width, Int((Double(image.width) / yScale).rounded()) == width {
-        xScale = yScale
+    let xTaps = FilterTaps(inputSize: grid.width, outputSize: width, scale: scale.x / Double(boxX), span: span.x / Double(boxX))
+    let yTaps = FilterTaps(inputSize: grid.height, outputSize: height, scale: scale.y / Double(boxY), span: span.y / Double(boxY))
+    let input = SharedPointer(UnsafeMutablePointer(mutating: grid.base)), out = SharedPointer(output)
+    let (gridWidth, gridHeight, channels, rowBytes) = (grid.width, grid.height, grid.channels, grid.rowBytes)
+    inBands(of: height, threads: threads) { rows in
+        lanczosRows(rows, input: SampleGrid(base: input.pointer, width: gridWidth, height: gridHeight,
+                                            channels: channels, rowBytes: rowBytes),
+                    output: out.pointer, outputWidth: width, xTaps: xTaps, yTaps: yTaps)
     }
-    let xTaps = FilterTaps(inputSize: source.width, outputSize: width,
-                           scale: xScale / Double(boxX), span: Double(image.width) / Double(boxX))
-    let yTaps = FilterTaps(inputSize: source.height, outputSize: height,
-                           scale: yScale / Double(boxY), span: Double(image.height) / Double(boxY))
-    let channels = source.channels
-    let pixels = [UInt8](unsafeUninitializedCapacity: width * height * channels) { out, count in
-        let output = SharedPointer(out.baseAddress!)
-        source.pixels.withUnsafeBufferPointer { src in
-            let input = SharedPointer(UnsafeMutablePointer(mutating: src.baseAddress!))
-            inBands(of: height, threads: threads) { rows in
-                lanczosRows(rows, input: input.pointer, inputWidth: source.width, channels: channels,
-                            output: output.pointer, outputWidth: width, xTaps: xTaps, yTaps: yTaps)
-            }
-        }
-        count = width * height * channels
-    }
-    return PixelBuffer(width: width, height: height, channels: channels, pixels: pixels)
 }
 
 /// Lanczos3 weights for one axis: output pixel `i` is the weighted sum of input pixels
@@ -104,10 +136,9 @@ private func lanczos3(_ x: Double) -> Double {
 
 /// Produces output rows `rows`: for each, a vertical pass over the contributing input rows into a
 /// float row (which stays in cache), then a horizontal pass from that row into the output.
-private func lanczosRows(_ rows: Range<Int>, input: UnsafeMutablePointer<UInt8>, inputWidth: Int, channels: Int,
-                         output: UnsafeMutablePointer<UInt8>, outputWidth: Int,
+private func lanczosRows(_ rows: Range<Int>, input: SampleGrid, output: UnsafeMutablePointer<UInt8>, outputWidth: Int,
                          xTaps: FilterTaps, yTaps: FilterTaps) {
-    let rowLength = inputWidth * channels
+    let channels = input.channels, rowLength = input.width * channels
     // One spare float so the horizontal pass can load an RGB pixel as 4 floats.
     let line = UnsafeMutablePointer<Float>.allocate(capacity: rowLength + 1)
     defer { line.deallocate() }
@@ -116,15 +147,23 @@ private func lanczosRows(_ rows: Range<Int>, input: UnsafeMutablePointer<UInt8>,
         yTaps.weights.withUnsafeBufferPointer { yWeights in
             xTaps.starts.withUnsafeBufferPointer { xStarts in
                 for y in rows {
-                    let firstRow = input + yTaps.starts[y] * rowLength
+                    let firstRow = input.base + yTaps.starts[y] * input.rowBytes
                     let weights = yWeights.baseAddress! + y * yTaps.count
                     if channels == 4 {
-                        verticalPremultiplied(firstRow, rowLength: rowLength, weights: weights, count: yTaps.count, into: line)
+                        verticalPremultiplied(firstRow, rowBytes: input.rowBytes, length: rowLength, weights: weights,
+                                              count: yTaps.count, into: line)
                     } else {
-                        vertical(firstRow, rowLength: rowLength, weights: weights, count: yTaps.count, into: line)
+                        vertical(firstRow, rowBytes: input.rowBytes, length: rowLength, weights: weights,
+                                 count: yTaps.count, into: line)
                     }
-                    horizontal(line, channels: channels, into: output + y * outputWidth * channels, width: outputWidth,
-                               starts: xStarts.baseAddress!, weights: xWeights.baseAddress!, count: xTaps.count)
+                    let o = output + y * outputWidth * channels
+                    if channels == 1 {
+                        horizontalPlane(line, into: o, width: outputWidth, starts: xStarts.baseAddress!,
+                                        weights: xWeights.baseAddress!, count: xTaps.count)
+                    } else {
+                        horizontal(line, channels: channels, into: o, width: outputWidth,
+                                   starts: xStarts.baseAddress!, weights: xWeights.baseAddress!, count: xTaps.count)
+                    }
                 }
             }
         }
@@ -132,25 +171,25 @@ private func lanczosRows(_ rows: Range<Int>, input: UnsafeMutablePointer<UInt8>,
 }
 
 /// `line[i] = Σ weights[k] * row_k[i]`; simple element loops so the compiler vectorizes them.
-private func vertical(_ firstRow: UnsafePointer<UInt8>, rowLength: Int, weights: UnsafePointer<Float>, count: Int,
-                      into line: UnsafeMutablePointer<Float>) {
+private func vertical(_ firstRow: UnsafePointer<UInt8>, rowBytes: Int, length: Int, weights: UnsafePointer<Float>,
+                      count: Int, into line: UnsafeMutablePointer<Float>) {
     let w0 = weights[0]
-    for i in 0..<rowLength { line[i] = w0 * Float(firstRow[i]) }
+    for i in 0..<length { line[i] = w0 * Float(firstRow[i]) }
     for k in 1..<count {
         let w = weights[k]
-        let row = firstRow + k * rowLength
-        for i in 0..<rowLength { line[i] += w * Float(row[i]) }
+        let row = firstRow + k * rowBytes
+        for i in 0..<length { line[i] += w * Float(row[i]) }
     }
 }
 
 /// Like `vertical` for RGBA, with colour premultiplied by alpha (0...255) so transparent pixels carry no colour.
-private func verticalPremultiplied(_ firstRow: UnsafePointer<UInt8>, rowLength: Int, weights: UnsafePointer<Float>,
-                                   count: Int, into line: UnsafeMutablePointer<Float>) {
-    for i in 0..<rowLength { line[i] = 0 }
+private func verticalPremultiplied(_ firstRow: UnsafePointer<UInt8>, rowBytes: Int, length: Int,
+                                   weights: UnsafePointer<Float>, count: Int, into line: UnsafeMutablePointer<Float>) {
+    for i in 0..<length { line[i] = 0 }
     for k in 0..<count {
         let w = weights[k]
-        let row = firstRow + k * rowLength
-        for i in stride(from: 0, to: rowLength, by: 4) {
+        let row = firstRow + k * rowBytes
+        for i in stride(from: 0, to: length, by: 4) {
             let alpha = Float(row[i + 3])
             let wa = w * alpha
             line[i] += wa * Float(row[i])
@@ -191,51 +230,55 @@ private func horizontal(_ line: UnsafeMutablePointer<Float>, channels: Int, into
     }
 }
 
+/// `horizontal` for one plane of samples.
+private func horizontalPlane(_ line: UnsafeMutablePointer<Float>, into out: UnsafeMutablePointer<UInt8>, width: Int,
+                             starts: UnsafePointer<Int>, weights: UnsafePointer<Float>, count: Int) {
+    for x in 0..<width {
+        let taps = line + starts[x], w = weights + x * count
+        var sum: Float = 0
+        for k in 0..<count { sum += w[k] * taps[k] }
+        out[x] = clampedByte(sum)
+    }
+}
+
 /// Rounds to nearest and clamps to 0...255 (Lanczos overshoots near edges).
 @inline(__always)
 private func clampedByte(_ v: Float) -> UInt8 {
     UInt8(min(max(v + 0.5, 0), 255))
 }
 
-/// Averages `boxX` x `boxY` blocks (partial blocks at the right and bottom edges average what
-/// they cover); RGBA colour is averaged weighted by alpha, i.e. premultiplied.
-private func boxShrunk(_ image: PixelBuffer, boxX: Int, boxY: Int, threads: Int) -> PixelBuffer {
-    let channels = image.channels, inWidth = image.width, inHeight = image.height
+/// Averages `boxX` x `boxY` blocks of `image` into `output` (tightly packed); partial blocks at the
+/// right and bottom edges average what they cover; RGBA colour is averaged weighted by alpha, i.e. premultiplied.
+private func boxShrink(_ image: SampleGrid, boxX: Int, boxY: Int, into output: UnsafeMutablePointer<UInt8>, threads: Int) {
+    let channels = image.channels, inWidth = image.width, inHeight = image.height, rowBytes = image.rowBytes
     let width = (inWidth + boxX - 1) / boxX, height = (inHeight + boxY - 1) / boxY
-    let pixels = [UInt8](unsafeUninitializedCapacity: width * height * channels) { out, count in
-        let output = SharedPointer(out.baseAddress!)
-        image.pixels.withUnsafeBufferPointer { src in
-            let input = SharedPointer(UnsafeMutablePointer(mutating: src.baseAddress!))
-            inBands(of: height, threads: threads) { rows in
-                let rowLength = inWidth * channels
-                let columnSums = UnsafeMutablePointer<UInt32>.allocate(capacity: rowLength)
-                defer { columnSums.deallocate() }
-                for y in rows {
-                    let rowCount = min(boxY, inHeight - y * boxY)
-                    sumColumns(input.pointer + y * boxY * rowLength, rows: rowCount, rowLength: rowLength,
-                               premultiplied: channels == 4, into: columnSums)
-                    let o = output.pointer + y * width * channels
-                    if channels == 4 {
-                        averageRGBA(columnSums, inWidth: inWidth, boxX: boxX, rows: rowCount, into: o, width: width)
-                    } else {
-                        averageRGB(columnSums, inWidth: inWidth, boxX: boxX, rows: rowCount, into: o, width: width)
-                    }
-                }
+    let input = SharedPointer(UnsafeMutablePointer(mutating: image.base)), out = SharedPointer(output)
+    inBands(of: height, threads: threads) { rows in
+        let rowLength = inWidth * channels
+        let columnSums = UnsafeMutablePointer<UInt32>.allocate(capacity: rowLength)
+        defer { columnSums.deallocate() }
+        for y in rows {
+            let rowCount = min(boxY, inHeight - y * boxY)
+            sumColumns(input.pointer + y * boxY * rowBytes, rows: rowCount, rowBytes: rowBytes, length: rowLength,
+                       premultiplied: channels == 4, into: columnSums)
+            let o = out.pointer + y * width * channels
+            switch channels {
+            case 4: averageRGBA(columnSums, inWidth: inWidth, boxX: boxX, rows: rowCount, into: o, width: width)
+            case 3: averageRGB(columnSums, inWidth: inWidth, boxX: boxX, rows: rowCount, into: o, width: width)
+            default: averagePlane(columnSums, inWidth: inWidth, boxX: boxX, rows: rowCount, into: o, width: width)
             }
         }
-        count = width * height * channels
     }
-    return PixelBuffer(width: width, height: height, channels: channels, pixels: pixels)
 }
 
 /// Adds `rows` rows element-wise into `sums` (RGBA colour multiplied by its alpha first).
-private func sumColumns(_ firstRow: UnsafePointer<UInt8>, rows: Int, rowLength: Int, premultiplied: Bool,
+private func sumColumns(_ firstRow: UnsafePointer<UInt8>, rows: Int, rowBytes: Int, length: Int, premultiplied: Bool,
                         into sums: UnsafeMutablePointer<UInt32>) {
-    sums.initialize(repeating: 0, count: rowLength)
+    sums.initialize(repeating: 0, count: length)
     for r in 0..<rows {
-        let row = firstRow + r * rowLength
+        let row = firstRow + r * rowBytes
         if premultiplied {
-            for i in stride(from: 0, to: rowLength, by: 4) {
+            for i in stride(from: 0, to: length, by: 4) {
                 let alpha = UInt32(row[i + 3])
                 sums[i] &+= UInt32(row[i]) &* alpha
                 sums[i + 1] &+= UInt32(row[i + 1]) &* alpha
@@ -244,7 +287,7 @@ private func sumColumns(_ firstRow: UnsafePointer<UInt8>, rows: Int, rowLength: 
             }
         } else {
             // Wrapping adds (no overflow traps) let the compiler vectorize this loop.
-            for i in 0..<rowLength { sums[i] &+= UInt32(row[i]) }
+            for i in 0..<length { sums[i] &+= UInt32(row[i]) }
         }
     }
 }
@@ -259,6 +302,17 @@ private struct RoundedDivision {
     }
     @inline(__always) func callAsFunction(_ sum: UInt32) -> UInt8 {
         UInt8(truncatingIfNeeded: (UInt64(sum &+ half) &* magic) >> 32)
+    }
+}
+
+private func averagePlane(_ sums: UnsafePointer<UInt32>, inWidth: Int, boxX: Int, rows: Int,
+                          into out: UnsafeMutablePointer<UInt8>, width: Int) {
+    let fullBlock = RoundedDivision(boxX * rows)
+    for x in 0..<width {
+        let columns = min(boxX, inWidth - x * boxX)
+        var sum: UInt32 = 0
+        for c in 0..<columns { sum &+= sums[x * boxX + c] }
+        out[x] = columns == boxX ? fullBlock(sum) : RoundedDivision(columns * rows)(sum)
     }
 }
 
