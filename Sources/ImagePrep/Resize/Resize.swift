@@ -87,9 +87,11 @@ func resample(_ source: SampleGrid, span: (x: Double, y: Double), scale: (x: Dou
 }
 
 /// Lanczos3 weights for one axis: output pixel `i` is the weighted sum of input pixels
-/// `starts[i] ..< starts[i] + count` with `weights[i * count ..< (i + 1) * count]`.
+/// `starts[i] ..< starts[i] + count` with `weights[i * stride ..< i * stride + count]`; the weights
+/// up to the next `stride` are 0, so a loop may take them 4 at a time.
 private struct FilterTaps: Sendable {
     let count: Int
+    let stride: Int
     let starts: [Int]
     let weights: [Float]
 
@@ -101,7 +103,8 @@ private struct FilterTaps: Sendable {
         let support = 3 * stretch
         let count = min(2 * Int(support.rounded(.up)) + 1, inputSize)
         var starts = [Int](repeating: 0, count: outputSize)
-        var weights = [Float](repeating: 0, count: outputSize * count)
+        let stride = (count + 3) / 4 * 4
+        var weights = [Float](repeating: 0, count: outputSize * stride)
         var window = [Double](repeating: 0, count: count)
         for i in 0..<outputSize {
             // Output pixel i covers input [i * scale, (i + 1) * scale), shifted so that the output
@@ -119,9 +122,10 @@ private struct FilterTaps: Sendable {
                 sum += w
             }
             starts[i] = start
-            for k in 0..<count { weights[i * count + k] = Float(window[k] / sum) }
+            for k in 0..<count { weights[i * stride + k] = Float(window[k] / sum) }
         }
         self.count = count
+        self.stride = stride
         self.starts = starts
         self.weights = weights
     }
@@ -139,16 +143,16 @@ private func lanczos3(_ x: Double) -> Double {
 private func lanczosRows(_ rows: Range<Int>, input: SampleGrid, output: UnsafeMutablePointer<UInt8>, outputWidth: Int,
                          xTaps: FilterTaps, yTaps: FilterTaps) {
     let channels = input.channels, rowLength = input.width * channels
-    // One spare float so the horizontal pass can load an RGB pixel as 4 floats.
-    let line = UnsafeMutablePointer<Float>.allocate(capacity: rowLength + 1)
+    // Spare zeros past the row: the horizontal passes load 4 floats at a time (an RGB pixel, or 4 taps).
+    let line = UnsafeMutablePointer<Float>.allocate(capacity: rowLength + xTaps.stride)
     defer { line.deallocate() }
-    line[rowLength] = 0
+    (line + rowLength).initialize(repeating: 0, count: xTaps.stride)
     xTaps.weights.withUnsafeBufferPointer { xWeights in
         yTaps.weights.withUnsafeBufferPointer { yWeights in
             xTaps.starts.withUnsafeBufferPointer { xStarts in
                 for y in rows {
                     let firstRow = input.base + yTaps.starts[y] * input.rowBytes
-                    let weights = yWeights.baseAddress! + y * yTaps.count
+                    let weights = yWeights.baseAddress! + y * yTaps.stride
                     if channels == 4 {
                         verticalPremultiplied(firstRow, rowBytes: input.rowBytes, length: rowLength, weights: weights,
                                               count: yTaps.count, into: line)
@@ -159,10 +163,11 @@ private func lanczosRows(_ rows: Range<Int>, input: SampleGrid, output: UnsafeMu
                     let o = output + y * outputWidth * channels
                     if channels == 1 {
                         horizontalPlane(line, into: o, width: outputWidth, starts: xStarts.baseAddress!,
-                                        weights: xWeights.baseAddress!, count: xTaps.count)
+                                        weights: xWeights.baseAddress!, stride: xTaps.stride)
                     } else {
                         horizontal(line, channels: channels, into: o, width: outputWidth,
-                                   starts: xStarts.baseAddress!, weights: xWeights.baseAddress!, count: xTaps.count)
+                                   starts: xStarts.baseAddress!, weights: xWeights.baseAddress!, count: xTaps.count,
+                                   stride: xTaps.stride)
                     }
                 }
             }
@@ -202,13 +207,14 @@ private func verticalPremultiplied(_ firstRow: UnsafePointer<UInt8>, rowBytes: I
 
 /// Filters one float row horizontally into 8-bit output pixels (un-premultiplying RGBA).
 private func horizontal(_ line: UnsafeMutablePointer<Float>, channels: Int, into out: UnsafeMutablePointer<UInt8>,
-                        width: Int, starts: UnsafePointer<Int>, weights: UnsafePointer<Float>, count: Int) {
+                        width: Int, starts: UnsafePointer<Int>, weights: UnsafePointer<Float>, count: Int,
+                        stride weightStride: Int) {
     let raw = UnsafeRawPointer(line)
     let stride = channels * MemoryLayout<Float>.stride
     for x in 0..<width {
         var sum = SIMD4<Float>()
         var p = starts[x] * stride
-        let w = weights + x * count
+        let w = weights + x * weightStride
         for k in 0..<count {
             // For RGB the 4th lane is the next pixel's red (or the spare float): loaded, never stored.
             sum += w[k] * raw.loadUnaligned(fromByteOffset: p, as: SIMD4<Float>.self)
@@ -230,21 +236,27 @@ private func horizontal(_ line: UnsafeMutablePointer<Float>, channels: Int, into
     }
 }
 
-/// `horizontal` for one plane of samples.
+/// `horizontal` for one plane of samples, 4 taps at a time.
 private func horizontalPlane(_ line: UnsafeMutablePointer<Float>, into out: UnsafeMutablePointer<UInt8>, width: Int,
-                             starts: UnsafePointer<Int>, weights: UnsafePointer<Float>, count: Int) {
+                             starts: UnsafePointer<Int>, weights: UnsafePointer<Float>, stride: Int) {
+    let samples = UnsafeRawPointer(line), taps = UnsafeRawPointer(weights)
+    let size = MemoryLayout<Float>.stride
     for x in 0..<width {
-        let taps = line + starts[x], w = weights + x * count
-        var sum: Float = 0
-        for k in 0..<count { sum += w[k] * taps[k] }
-        out[x] = clampedByte(sum)
+        var sum = SIMD4<Float>()
+        let first = starts[x] * size, w = x * stride * size
+        for k in Swift.stride(from: 0, to: stride * size, by: 4 * size) {
+            sum += samples.loadUnaligned(fromByteOffset: first + k, as: SIMD4<Float>.self)
+                * taps.loadUnaligned(fromByteOffset: w + k, as: SIMD4<Float>.self)
+        }
+        out[x] = clampedByte(sum.sum())
     }
 }
 
-/// Rounds to nearest and clamps to 0...255 (Lanczos overshoots near edges).
+/// Rounds to nearest and clamps to 0...255 (Lanczos overshoots near edges). Adding 1.5 * 2^23 leaves
+/// the rounded value in the low bits of the float: no checked float-to-integer conversion per sample.
 @inline(__always)
 private func clampedByte(_ v: Float) -> UInt8 {
-    UInt8(min(max(v + 0.5, 0), 255))
+    UInt8(truncatingIfNeeded: (min(max(v, 0), 255) + 12_582_912).bitPattern)
 }
 
 /// Averages `boxX` x `boxY` blocks of `image` into `output` (tightly packed); partial blocks at the
