@@ -327,6 +327,18 @@ static void start_compress(struct jpeg_compress_struct *cinfo, growing_dest *des
     cinfo->in_color_space = color_space;
     jpeg_set_defaults(cinfo);
     jpeg_set_quality(cinfo, options->quality, TRUE);
+    if (options->transpose_quant_tables) {
+        for (int t = 0; t < NUM_QUANT_TBLS; t++) {
+            JQUANT_TBL *table = cinfo->quant_tbl_ptrs[t];
+            if (table == NULL) continue;
+            for (int row = 0; row < DCTSIZE; row++)
+                for (int col = row + 1; col < DCTSIZE; col++) {
+                    UINT16 step = table->quantval[row * DCTSIZE + col];   /* natural order */
+                    table->quantval[row * DCTSIZE + col] = table->quantval[col * DCTSIZE + row];
+                    table->quantval[col * DCTSIZE + row] = step;
+                }
+        }
+    }
     cinfo->dct_method = JDCT_ISLOW;
     jpeg_component_info *luma = &cinfo->comp_info[0];   /* chroma stays 1x1 */
     switch (raw ? CIC_SUBSAMPLING_420 : options->subsampling) {

@@ -59,6 +59,37 @@ import Testing
         #expect(downscaledAverage <= 7)
     }
 
+    /// heif-convert 1.15 writes upright pixels and copies the HEIC's Orientation 6, so these JPEGs say
+    /// "turn me" and imgprep turns them; ImageMagick keeps the pixels and the tag. Turned with the same
+    /// tables, one of them landed two qualities below ImageMagick's.
+    @Test(arguments: ["immich__samsung-one-ui-6.heic", "libvips__heic-orientation-6.heic"])
+    func turnedJpegFitsAtLeastAsWellAsImageMagick(_ name: String) throws {
+        guard let corpus = TestSupport.corpus else {
+            print("skipped: no shared corpus (set IMGPREP_CORPUS)")
+            return
+        }
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let source = dir.appendingPathComponent("turned.jpg").path
+        let make = try TestSupport.run("heif-convert", ["-q", "95", corpus.appendingPathComponent("heic/\(name)").path, source])
+        #expect(make.status == 0, "\(make.stderr)")
+        #expect(try TestSupport.exiftool(source)["IFD0:Orientation"] as? Int == 6)
+
+        let run = try TestSupport.imgprep(["compress", "--max-bytes", "1000000", source, "-o", dir.appendingPathComponent("out").path, "--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let ours = dir.appendingPathComponent("out/turned.jpg").path
+        let theirs = dir.appendingPathComponent("magick.jpg").path
+        #expect(try TestSupport.run("convert", [source, "-define", "jpeg:extent=1000000", theirs]).status == 0)
+        func quality(_ path: String) throws -> Int {
+            Int(try TestSupport.run("identify", ["-format", "%Q", path]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        }
+        let size = try FileManager.default.attributesOfItem(atPath: ours)[.size] as? Int ?? .max
+        #expect(size <= 1_000_000)
+        let (ourQuality, theirQuality) = (try quality(ours), try quality(theirs))
+        #expect(ourQuality >= theirQuality, "\(name): q\(ourQuality) vs ImageMagick q\(theirQuality)")
+        #expect(try TestSupport.exiftool(ours)["IFD0:Orientation"] as? Int == 1)
+    }
+
     @Test func jpegAlreadyWithinBudgetIsLeftByteForByte() throws {
         let dir = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

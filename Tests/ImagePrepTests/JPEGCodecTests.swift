@@ -90,6 +90,43 @@ enum CodecTestSupport {
         #expect(quarter.width == 76 && quarter.height == 51)   // rounded up
     }
 
+    /// A picture turned by 90° and encoded with transposed tables is the turned twin of the unturned
+    /// picture encoded with the standard ones: same pixels (transposed) and about the same size.
+    @Test func transposedTablesEncodeTheTurnedTwin() throws {
+        let width = 256, height = 192
+        func texture(_ x: Int, _ y: Int) -> [UInt8] {
+            [UInt8((x * 5 + (x * y) % 23 * 4) % 256), UInt8((y * 3 + x % 7 * 20) % 256), UInt8((x + y * 2 + (x ^ y) % 13 * 9) % 256)]
+        }
+        let picture = PixelBuffer(width: width, height: height, channels: 3,
+                                  pixels: (0..<height).flatMap { y in (0..<width).flatMap { x in texture(x, y) } })
+        let turned = PixelBuffer(width: height, height: width, channels: 3,
+                                 pixels: (0..<width).flatMap { y in (0..<height).flatMap { x in texture(y, x) } })
+        let standard = try encoder.encode(picture, quality: 86, settings: JPEGSettings())
+        var transposed = JPEGSettings()
+        transposed.transposedQuantization = true
+        let twin = try encoder.encode(turned, quality: 86, settings: transposed)
+        let plainTurned = try encoder.encode(turned, quality: 86, settings: JPEGSettings())
+        #expect(twin != plainTurned)
+        #expect(abs(twin.count - standard.count) * 100 <= standard.count, "\(twin.count) vs \(standard.count)")
+
+        // Turned back, the twin decodes to nearly the standard encode's pixels (the forward DCT rounds rows
+        // and columns differently, so a few coefficients land one step apart); the plain encode does not.
+        func unturned(_ jpeg: [UInt8]) throws -> PixelBuffer {
+            let image = try JPEGDecoder.decode(jpeg)
+            var pixels = [UInt8](repeating: 0, count: width * height * 3)
+            for y in 0..<height {
+                for x in 0..<width {
+                    for c in 0..<3 { pixels[(y * width + x) * 3 + c] = image.pixels[(x * height + y) * 3 + c] }
+                }
+            }
+            return PixelBuffer(width: width, height: height, channels: 3, pixels: pixels)
+        }
+        let reference = try JPEGDecoder.decode(standard)
+        let twinPSNR = CodecTestSupport.psnr(reference, try unturned(twin))
+        let plainPSNR = CodecTestSupport.psnr(reference, try unturned(plainTurned))
+        #expect(twinPSNR > 38 && twinPSNR > plainPSNR + 5, "twin \(twinPSNR) dB, plain \(plainPSNR) dB")
+    }
+
     @Test func optimizedHuffmanTablesMakeSmallerFiles() throws {
         let image = CodecTestSupport.gradient(width: 256, height: 256)
         let plain = try encoder.encode(image, quality: 85, settings: JPEGSettings(optimizeHuffman: false))

@@ -66,6 +66,7 @@ typedef struct {
     int optimize_coding;    /* nonzero: optimal Huffman tables (an extra pass, smaller file) */
     int progressive;        /* nonzero: progressive scans (implies optimal Huffman tables) */
     int write_jfif;         /* nonzero: write the JFIF APP0 header right after SOI */
+    int transpose_quant_tables; /* nonzero: quantize row frequencies as the standard tables do columns */
 } cic_jpeg_options;
 
 /* One marker segment, written verbatim after SOI (and JFIF APP0) in the order given.

@@ -12,6 +12,10 @@ public struct JPEGSettings: Sendable, Equatable {
     public var progressive: Bool
     /// Write the JFIF APP0 header right after SOI.
     public var writeJFIF: Bool
+    /// Quantization tables transposed. A JPEG source turned by 90° then has its 8x8 blocks requantized
+    /// exactly as they would be unturned (libjpeg's tables are not symmetric), so it compresses as well
+    /// as a re-encode that keeps the stored pixels and the Orientation tag.
+    public var transposedQuantization = false
 
     public init(subsampling: Subsampling = .s420, optimizeHuffman: Bool = true,
                 progressive: Bool = false, writeJFIF: Bool = true) {
@@ -141,6 +145,7 @@ public struct JPEGEncoder: Sendable {
         options.optimize_coding = settings.optimizeHuffman ? 1 : 0
         options.progressive = settings.progressive ? 1 : 0
         options.write_jfif = settings.writeJFIF ? 1 : 0
+        options.transpose_quant_tables = settings.transposedQuantization ? 1 : 0
         return options
     }
 

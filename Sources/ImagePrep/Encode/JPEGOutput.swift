@@ -57,7 +57,16 @@ enum JPEGOutput {
                 try encode(current, quality: quality, settings: jpegSettings, segments: segments)
             }
             encodes += result.encodes
-            if let fit = result.fit {
+            if var fit = result.fit {
+                // Transposed tables match a re-encode of the unturned file; the standard ones win on some
+                // pictures, so one step higher is tried with them too.
+                if jpegSettings.transposedQuantization, fit.quality < settings.quality {
+                    var standard = jpegSettings
+                    standard.transposedQuantization = false
+                    let bytes = try encode(current, quality: fit.quality + 1, settings: standard, segments: segments)
+                    encodes += 1
+                    if bytes.count <= budget.maxBytes { fit = (fit.quality + 1, bytes) }
+                }
                 var notes = notes
                 if current.width != picture.width {
                     notes.append("\(picture.width)x\(picture.height) does not fit \(ByteSize.format(budget.maxBytes)) at quality \(floor); wrote \(current.width)x\(current.height) at quality \(fit.quality)")
