@@ -151,6 +151,19 @@ int cic_png_encode(const uint8_t *pixels, int width, int height, int channels,
 }
 #endif
 
+/* ---- Resampling ------------------------------------------------------------------------ */
+
+/* line[i] = sum over k < count of weights[k] * first_row[k * row_bytes + i], for i < length: the
+ * vertical pass of a separable filter. Vectorized for AVX2 where the CPU has it. */
+void cic_vertical_taps(const uint8_t *first_row, size_t row_bytes, size_t length,
+                       const float *weights, int count, float *line);
+
+/* The horizontal pass for one plane: out[x] = line[starts[x] + k] * weights[x * stride + k] summed over
+ * k < stride, rounded and clamped to 0...255. stride is a multiple of 8 (zero weights pad it) and
+ * line has stride readable floats past its last start. */
+void cic_horizontal_taps(const float *line, const long *starts, const float *weights, int stride,
+                         size_t width, uint8_t *out);
+
 /* Fixes glibc's mmap and trim thresholds (M_MMAP_THRESHOLD, M_TRIM_THRESHOLD): see BatchRunner for why. */
 void cic_tune_allocator(size_t mmap_threshold, size_t trim_threshold);
 

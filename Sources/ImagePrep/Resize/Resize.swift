@@ -1,3 +1,4 @@
+import CImageCodecs
 import Dispatch
 #if canImport(Glibc)
 import Glibc
@@ -88,7 +89,7 @@ func resample(_ source: SampleGrid, span: (x: Double, y: Double), scale: (x: Dou
 
 /// Lanczos3 weights for one axis: output pixel `i` is the weighted sum of input pixels
 /// `starts[i] ..< starts[i] + count` with `weights[i * stride ..< i * stride + count]`; the weights
-/// up to the next `stride` are 0, so a loop may take them 4 at a time.
+/// up to the next `stride` are 0, so a loop may take them 8 at a time.
 private struct FilterTaps: Sendable {
     let count: Int
     let stride: Int
@@ -103,7 +104,7 @@ private struct FilterTaps: Sendable {
         let support = 3 * stretch
         let count = min(2 * Int(support.rounded(.up)) + 1, inputSize)
         var starts = [Int](repeating: 0, count: outputSize)
-        let stride = (count + 3) / 4 * 4
+        let stride = (count + 7) / 8 * 8
         var weights = [Float](repeating: 0, count: outputSize * stride)
         var window = [Double](repeating: 0, count: count)
         for i in 0..<outputSize {
@@ -175,16 +176,10 @@ private func lanczosRows(_ rows: Range<Int>, input: SampleGrid, output: UnsafeMu
     }
 }
 
-/// `line[i] = Σ weights[k] * row_k[i]`; simple element loops so the compiler vectorizes them.
+/// `line[i] = Σ weights[k] * row_k[i]` (in C, for AVX2 where the CPU has it).
 private func vertical(_ firstRow: UnsafePointer<UInt8>, rowBytes: Int, length: Int, weights: UnsafePointer<Float>,
                       count: Int, into line: UnsafeMutablePointer<Float>) {
-    let w0 = weights[0]
-    for i in 0..<length { line[i] = w0 * Float(firstRow[i]) }
-    for k in 1..<count {
-        let w = weights[k]
-        let row = firstRow + k * rowBytes
-        for i in 0..<length { line[i] += w * Float(row[i]) }
-    }
+    cic_vertical_taps(firstRow, rowBytes, length, weights, Int32(count), line)
 }
 
 /// Like `vertical` for RGBA, with colour premultiplied by alpha (0...255) so transparent pixels carry no colour.
@@ -236,20 +231,10 @@ private func horizontal(_ line: UnsafeMutablePointer<Float>, channels: Int, into
     }
 }
 
-/// `horizontal` for one plane of samples, 4 taps at a time.
+/// `horizontal` for one plane of samples (in C, for AVX2 where the CPU has it).
 private func horizontalPlane(_ line: UnsafeMutablePointer<Float>, into out: UnsafeMutablePointer<UInt8>, width: Int,
                              starts: UnsafePointer<Int>, weights: UnsafePointer<Float>, stride: Int) {
-    let samples = UnsafeRawPointer(line), taps = UnsafeRawPointer(weights)
-    let size = MemoryLayout<Float>.stride
-    for x in 0..<width {
-        var sum = SIMD4<Float>()
-        let first = starts[x] * size, w = x * stride * size
-        for k in Swift.stride(from: 0, to: stride * size, by: 4 * size) {
-            sum += samples.loadUnaligned(fromByteOffset: first + k, as: SIMD4<Float>.self)
-                * taps.loadUnaligned(fromByteOffset: w + k, as: SIMD4<Float>.self)
-        }
-        out[x] = clampedByte(sum.sum())
-    }
+    cic_horizontal_taps(line, starts, weights, Int32(stride), width, out)
 }
 
 /// Rounds to nearest and clamps to 0...255 (Lanczos overshoots near edges). Adding 1.5 * 2^23 leaves
