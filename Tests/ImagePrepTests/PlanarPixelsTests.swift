@@ -64,6 +64,16 @@ struct PlanarPixelsTests {
         }
     }
 
+    @Test(arguments: 1...8)
+    func ycbcrPlanesTurnLikeTheirRGB(_ value: Int) throws {
+        let orientation = ExifOrientation(exifValue: value)
+        let source = ycbcr(width: 64, height: 38)
+        let turned = try #require(source.oriented(orientation))
+        // Each chroma sample covers the same 2x2 block before and after, so the two orders agree exactly.
+        #expect(turned.rgb() == oriented(source.rgb(), orientation))
+        #expect(ycbcr(width: 63, height: 38).oriented(orientation) == nil, "odd sides are left to the RGB path")
+    }
+
     @Test(arguments: [(640, 480, 320, 240), (401, 301, 150, 113), (99, 75, 98, 74)])
     func ycbcrPlanesResizeCloseToTheirRGB(_ sizes: (Int, Int, Int, Int)) {
         let source = ycbcr(width: sizes.0, height: sizes.1)

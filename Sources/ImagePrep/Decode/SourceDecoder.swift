@@ -24,8 +24,9 @@ enum SourceDecoder {
         let (metadata, warnings) = JPEGMarkers.metadata(in: file)
         let orientation = metadata.exif.flatMap(Exif.orientation(in:)).map(ExifOrientation.init(exifValue:)) ?? .up
         let content: DecodedPixels
-        // Re-encoded upright at its own size as 4:2:0: the stored planes can go straight to the encoder.
-        if settings.format == .jpeg, orientation == .up, settings.maxDimension.map({ max(width, height) <= $0 }) ?? true,
+        // Re-encoded at its own size as 4:2:0: the stored planes (turned if need be) go to the encoder.
+        if settings.format == .jpeg, orientation == .up || (width % 2 == 0 && height % 2 == 0),
+           settings.maxDimension.map({ max(width, height) <= $0 }) ?? true,
            settings.jpegSettings(searching: settings.budget != nil).subsampling == .s420,
            let planes = try JPEGDecoder.decodePlanes(file) {
             content = .ycbcr420(planes)

@@ -1,24 +1,8 @@
 /// Returns `image` transformed so that a viewer ignoring EXIF orientation shows it upright.
 public func oriented(_ image: PixelBuffer, _ orientation: ExifOrientation) -> PixelBuffer {
     if orientation == .up { return image }
-    let w = image.width, h = image.height
-    let (outWidth, outHeight) = orientation.swapsDimensions ? (h, w) : (w, h)
-
-    // Every orientation is an affine walk over the source: output pixel (x, y) reads source
-    // pixel `origin + x * stepX + y * stepY` (all in pixels). Derived from where output (0, 0)
-    // comes from and which way the source is traversed along an output row and column.
-    let (origin, stepX, stepY): (Int, Int, Int)
-    switch orientation {
-    case .up:            (origin, stepX, stepY) = (0, 1, w)
-    case .upMirrored:    (origin, stepX, stepY) = (w - 1, -1, w)
-    case .down:          (origin, stepX, stepY) = ((h - 1) * w + w - 1, -1, -w)
-    case .downMirrored:  (origin, stepX, stepY) = ((h - 1) * w, 1, -w)
-    case .leftMirrored:  (origin, stepX, stepY) = (0, w, 1)                      // transpose
-    case .right:         (origin, stepX, stepY) = ((h - 1) * w, -w, 1)           // 90° clockwise
-    case .rightMirrored: (origin, stepX, stepY) = ((h - 1) * w + w - 1, -w, -1)  // transverse
-    case .left:          (origin, stepX, stepY) = (w - 1, w, -1)                 // 90° counter-clockwise
-    }
-    let walk = SourceWalk(origin: origin, stepX: stepX, stepY: stepY, width: outWidth, height: outHeight)
+    let (outWidth, outHeight) = orientation.swapsDimensions ? (image.height, image.width) : (image.width, image.height)
+    let walk = SourceWalk(orientation, width: image.width, height: image.height, rowPixels: image.width)
 
     let pixels = [UInt8](unsafeUninitializedCapacity: image.pixels.count) { out, count in
         image.pixels.withUnsafeBufferPointer { src in
@@ -37,8 +21,26 @@ public func oriented(_ image: PixelBuffer, _ orientation: ExifOrientation) -> Pi
 /// Three bytes moved as one value, so the copy loop is the same for RGB and RGBA.
 private struct RGB: BitwiseCopyable { var r, g, b: UInt8 }
 
-private struct SourceWalk {
+/// Every orientation is an affine walk over the source: output pixel (x, y) reads source pixel
+/// `origin + x * stepX + y * stepY` (all in pixels), from where output (0, 0) comes from and which
+/// way the source is traversed along an output row and column.
+struct SourceWalk {
     let origin, stepX, stepY, width, height: Int
+
+    /// The walk over a `width` x `height` source whose rows are `rowPixels` apart.
+    init(_ orientation: ExifOrientation, width w: Int, height h: Int, rowPixels r: Int) {
+        switch orientation {
+        case .up:            (origin, stepX, stepY) = (0, 1, r)
+        case .upMirrored:    (origin, stepX, stepY) = (w - 1, -1, r)
+        case .down:          (origin, stepX, stepY) = ((h - 1) * r + w - 1, -1, -r)
+        case .downMirrored:  (origin, stepX, stepY) = ((h - 1) * r, 1, -r)
+        case .leftMirrored:  (origin, stepX, stepY) = (0, r, 1)                      // transpose
+        case .right:         (origin, stepX, stepY) = ((h - 1) * r, -r, 1)           // 90° clockwise
+        case .rightMirrored: (origin, stepX, stepY) = ((h - 1) * r + w - 1, -r, -1)  // transverse
+        case .left:          (origin, stepX, stepY) = (w - 1, r, -1)                 // 90° counter-clockwise
+        }
+        (width, height) = orientation.swapsDimensions ? (h, w) : (w, h)
+    }
 
     /// Square tiles keep both the rows being read and the rows being written in L1 when a
     /// 90° turn makes one of them stride across the whole image.
@@ -64,5 +66,37 @@ private struct SourceWalk {
                 }
             }
         }
+    }
+}
+
+extension YCbCr420Image {
+    /// Each plane turned on its own, so a turned JPEG is re-encoded from its own samples. Needs even
+    /// sides: an odd one would move the last chroma sample's half-covered column to the other edge.
+    func oriented(_ orientation: ExifOrientation) -> YCbCr420Image? {
+        guard width % 2 == 0, height % 2 == 0 else { return nil }
+        if orientation == .up { return self }
+        let (outWidth, outHeight) = orientation.swapsDimensions ? (height, width) : (width, height)
+        let lumaCount = width * height, chromaCount = lumaCount / 4
+        let storage = PlaneStorage(count: lumaCount + 2 * chromaCount)
+        let sizes = [(width, height), (width / 2, height / 2), (width / 2, height / 2)]
+        var offset = 0, planesOut: [SamplePlane] = []
+        withExtendedLifetime(planes) {
+            for (plane, size) in zip(planes.planes, sizes) {
+                let walk = SourceWalk(orientation, width: size.0, height: size.1, rowPixels: plane.stride)
+                walk.copy(from: plane.base, to: UnsafeMutableRawPointer(storage.pointer + offset), pixel: UInt8.self)
+                planesOut.append(SamplePlane(base: UnsafeRawPointer(storage.pointer + offset), stride: walk.width))
+                offset += size.0 * size.1
+            }
+        }
+        return YCbCr420Image(width: outWidth, height: outHeight, planes: DecodedPlanes(planesOut, owner: storage))
+    }
+}
+
+extension DecodedPixels {
+    /// The picture turned upright: 4:2:0 planes stay planes where they can.
+    func oriented(_ orientation: ExifOrientation) -> DecodedPixels {
+        if orientation == .up { return self }
+        if case .ycbcr420(let image) = self, let turned = image.oriented(orientation) { return .ycbcr420(turned) }
+        return .rgb(ImagePrep.oriented(rgb(), orientation))
     }
 }

@@ -28,7 +28,7 @@ public enum ImagePipeline {
         }
         // Planes stay planes through resizing and into the JPEG encoder: no full-size interleaved copy.
         var picture = decoded.content
-        if decoded.orientation != .up { picture = .rgb(oriented(picture.rgb(), decoded.orientation)) }
+        picture = picture.oriented(decoded.orientation)
         if let target, target.width != picture.width || target.height != picture.height {
             picture = picture.resized(width: target.width, height: target.height, threads: settings.threadsPerImage)
         }
