@@ -120,17 +120,14 @@ enum LibheifTools {
 
     /// `heif-info` on bytes written to a temporary file.
     static func heifInfo(_ bytes: [UInt8]) throws -> (status: Int32, output: String) {
-        let url = scratch.appendingPathComponent("\(UUID().uuidString).heic")
+        let url = scratch.appendingPathComponent("imgprep-iref-\(UUID().uuidString).heic")
         try Data(bytes).write(to: url)
         defer { try? FileManager.default.removeItem(at: url) }
         return try run("heif-info", [url.path])
     }
 
-    static let scratch: URL = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("imgprep-iref-tests-\(getpid())")
-        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }()
+    /// Scratch files go straight into the temporary directory under unique names, each removed by its test.
+    static let scratch = FileManager.default.temporaryDirectory
 
     static let corpus = TestSupport.corpus ?? URL(fileURLWithPath: "/nonexistent")
 
@@ -225,7 +222,7 @@ struct HeifReferenceRepairLibheifTests {
     /// (`cdsc` 3→2), and with a thumbnail also items 4–5; with alpha, alpha item 4 (`auxl` 4→2).
     private func encodedHEIC(alpha: Bool) throws -> [UInt8] {
         // Unique per call: tests run in parallel and two of them make the same kind of file.
-        let name = (alpha ? "alpha-" : "exif-") + UUID().uuidString
+        let name = (alpha ? "imgprep-iref-alpha-" : "imgprep-iref-exif-") + UUID().uuidString
         let source = LibheifTools.scratch.appendingPathComponent(alpha ? "\(name).png" : "\(name).jpg").path
         let output = LibheifTools.scratch.appendingPathComponent("\(name).heic").path
         defer { [source, output].forEach { try? FileManager.default.removeItem(atPath: $0) } }
@@ -312,8 +309,8 @@ struct HeifReferenceRepairLibheifTests {
         #expect(after.status == 0, "\(after.output)")
         #expect(after.output.contains("(id=46), primary") && after.output.contains("Exif:"))
 
-        let heic = LibheifTools.scratch.appendingPathComponent("gainmap-repaired.heic")
-        let jpeg = LibheifTools.scratch.appendingPathComponent("gainmap-repaired.jpg")
+        let heic = LibheifTools.scratch.appendingPathComponent("imgprep-iref-gainmap-\(UUID().uuidString).heic")
+        let jpeg = LibheifTools.scratch.appendingPathComponent("imgprep-iref-gainmap-\(UUID().uuidString).jpg")
         try Data(repaired.bytes).write(to: heic)
         defer { try? FileManager.default.removeItem(at: heic); try? FileManager.default.removeItem(at: jpeg) }
         let decoded = try LibheifTools.run("heif-convert", ["-q", "90", heic.path, jpeg.path])
