@@ -404,7 +404,8 @@ int cic_jpeg_encode(const uint8_t *rgb, int width, int height, size_t stride,
     return 0;
 }
 
-int cic_jpeg_encode_rgb_planes(const uint8_t *r, const uint8_t *g, const uint8_t *b, size_t stride,
+int cic_jpeg_encode_rgb_planes(const uint8_t *r, size_t r_stride, const uint8_t *g, size_t g_stride,
+                               const uint8_t *b, size_t b_stride,
                                int width, int height, const cic_jpeg_options *options,
                                const cic_jpeg_segment *segments, size_t segment_count,
                                uint8_t **out, size_t *out_size,
@@ -413,7 +414,8 @@ int cic_jpeg_encode_rgb_planes(const uint8_t *r, const uint8_t *g, const uint8_t
     *out = NULL;
     *out_size = 0;
     if (check_encode_arguments(width, height, options, err, errlen)) return -1;
-    if (stride < (size_t)width) return fail(err, errlen, "row stride shorter than a row");
+    if (r_stride < (size_t)width || g_stride < (size_t)width || b_stride < (size_t)width)
+        return fail(err, errlen, "plane stride shorter than a row");
     uint8_t *band = malloc((size_t)width * 3 * BAND);
     if (band == NULL) return fail(err, errlen, "out of memory");
 
@@ -436,8 +438,8 @@ int cic_jpeg_encode_rgb_planes(const uint8_t *r, const uint8_t *g, const uint8_t
         JDIMENSION first = cinfo.next_scanline, left = cinfo.image_height - first;
         JDIMENSION n = left < BAND ? left : BAND;
         for (JDIMENSION i = 0; i < n; i++) {
-            size_t offset = stride * (first + i);
-            const uint8_t *rr = r + offset, *gg = g + offset, *bb = b + offset;
+            size_t y = first + i;
+            const uint8_t *rr = r + r_stride * y, *gg = g + g_stride * y, *bb = b + b_stride * y;
             uint8_t *row = band + (size_t)width * 3 * i;
             for (int x = 0; x < width; x++) {
                 row[3 * x] = rr[x];

@@ -1,18 +1,19 @@
 import Testing
 @testable import ImagePrep
 
-/// Planes split from an interleaved picture, with a row stride wider than the row (as libheif's are).
-private func planes(of image: PixelBuffer, padding: Int = 13) -> RGBPlanes {
-    let stride = image.width + padding, planeSize = stride * image.height
-    let storage = PlaneStorage(count: 3 * planeSize)
+/// Planes split from an interleaved picture, each with its own row stride wider than the row.
+private func planes(of image: PixelBuffer) -> RGBPlanes {
+    let strides = [image.width + 13, image.width + 3, image.width + 64]
+    let sizes = strides.map { $0 * image.height }, offsets = [0, sizes[0], sizes[0] + sizes[1]]
+    let storage = PlaneStorage(count: sizes.reduce(0, +))
     for y in 0..<image.height {
         for x in 0..<image.width {
-            for c in 0..<3 { storage.pointer[c * planeSize + y * stride + x] = image.pixels[(y * image.width + x) * 3 + c] }
+            for c in 0..<3 { storage.pointer[offsets[c] + y * strides[c] + x] = image.pixels[(y * image.width + x) * 3 + c] }
         }
     }
     let base = UnsafeRawPointer(storage.pointer)
-    let decoded = DecodedPlanes((0..<3).map { SamplePlane(base: base + $0 * planeSize, stride: stride) }, owner: storage)
-    return RGBPlanes(width: image.width, height: image.height, planes: decoded)!
+    let decoded = DecodedPlanes((0..<3).map { SamplePlane(base: base + offsets[$0], stride: strides[$0]) }, owner: storage)
+    return RGBPlanes(width: image.width, height: image.height, planes: decoded)
 }
 
 /// A JFIF 4:2:0 picture with chroma that varies across the frame.

@@ -86,9 +86,10 @@ int cic_jpeg_encode(const uint8_t *rgb, int width, int height, size_t stride,
                     uint8_t **out, size_t *out_size,
                     char *err, size_t errlen);
 
-/* Like cic_jpeg_encode for RGB held as three planes of `stride`-byte rows (libheif's planar
- * output): rows are interleaved a band at a time, so no full-size RGB copy is ever made. */
-int cic_jpeg_encode_rgb_planes(const uint8_t *r, const uint8_t *g, const uint8_t *b, size_t stride,
+/* Like cic_jpeg_encode for RGB held as three planes (libheif's planar output), rows `*_stride`
+ * bytes apart: rows are interleaved a band at a time, so no full-size RGB copy is ever made. */
+int cic_jpeg_encode_rgb_planes(const uint8_t *r, size_t r_stride, const uint8_t *g, size_t g_stride,
+                               const uint8_t *b, size_t b_stride,
                                int width, int height, const cic_jpeg_options *options,
                                const cic_jpeg_segment *segments, size_t segment_count,
                                uint8_t **out, size_t *out_size,

@@ -84,7 +84,8 @@ public struct HeifDecoder: Sendable {
             var stride: Int32 = 0
             guard heif_image_get_width(image, channel) == width, heif_image_get_height(image, channel) == height,
                   heif_image_get_bits_per_pixel_range(image, channel) == depth,
-                  let base = heif_image_get_plane_readonly(image, channel, &stride) else { return nil }
+                  let base = heif_image_get_plane_readonly(image, channel, &stride),
+                  Int(stride) >= width * (depth > 8 ? 2 : 1) else { return nil }
             planes.append(SamplePlane(base: UnsafeRawPointer(base), stride: Int(stride)))
         }
         guard width > 0, height > 0, (8...16).contains(depth) else { return nil }

@@ -1,4 +1,4 @@
-/// 8-bit RGB as three planes with one row stride. libheif 1.15 turns every picture into planar RGB
+/// 8-bit RGB as three planes. libheif 1.15 turns every picture into planar RGB
 /// before handing it out (asking it for Y'CbCr only adds a conversion back), so this is the cheapest
 /// form to take an opaque 8-bit HEIF picture in: read in place, never interleaved at full size
 /// (the JPEG encoder interleaves a band of rows at a time, the resizer works plane by plane).
@@ -7,16 +7,12 @@ public struct RGBPlanes: Sendable {
     public let height: Int
     let planes: DecodedPlanes
 
-    /// nil unless the three planes share a stride, as libheif's do.
-    init?(width: Int, height: Int, planes: DecodedPlanes) {
-        let strides = planes.planes.map(\.stride)
-        guard strides.allSatisfy({ $0 == strides[0] && $0 >= width }) else { return nil }
+    init(width: Int, height: Int, planes: DecodedPlanes) {
+        precondition(planes.planes.allSatisfy { $0.stride >= width }, "plane rows shorter than the picture")
         self.width = width
         self.height = height
         self.planes = planes
     }
-
-    var stride: Int { planes.planes[0].stride }
 
     /// Interleaved RGB, for the stages that need it (PNG, rotation).
     public func rgb() -> PixelBuffer {

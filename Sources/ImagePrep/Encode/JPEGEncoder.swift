@@ -109,8 +109,9 @@ public struct JPEGEncoder: Sendable {
         return try Self.run(segments: segments) { cSegments, output, outputSize, err, errlen in
             withUnsafePointer(to: options) { options in
                 withExtendedLifetime(planes) {
-                    let (r, g, b) = (planes.planes[0].row(0), planes.planes[1].row(0), planes.planes[2].row(0))
-                    return cic_jpeg_encode_rgb_planes(r, g, b, image.stride, Int32(image.width), Int32(image.height), options,
+                    let (r, g, b) = (planes.planes[0], planes.planes[1], planes.planes[2])
+                    return cic_jpeg_encode_rgb_planes(r.row(0), r.stride, g.row(0), g.stride, b.row(0), b.stride,
+                                                      Int32(image.width), Int32(image.height), options,
                                                       cSegments, cSegments.count, &output, &outputSize, err, errlen)
                 }
             }

@@ -14,10 +14,7 @@ extension RGBPlanes {
         }
         let base = UnsafeRawPointer(storage.pointer)
         let resizedPlanes = DecodedPlanes((0..<3).map { SamplePlane(base: base + $0 * count, stride: width) }, owner: storage)
-        guard let result = RGBPlanes(width: width, height: height, planes: resizedPlanes) else {
-            preconditionFailure("planes made with one stride")
-        }
-        return result
+        return RGBPlanes(width: width, height: height, planes: resizedPlanes)
     }
 }
 
