@@ -1,8 +1,8 @@
 #include <string.h>
 #include "CImageCodecs.h"
 
-/* Built twice, for AVX2+FMA and for the x86-64 baseline (or once elsewhere); the loader picks one per
- * CPU. Swift has no per-function target, and this loop is most of a resize's time. */
+/* Built twice, for x86-64-v3 (AVX2, FMA) and for the x86-64 baseline (once elsewhere); the loader
+ * picks one per CPU. Swift has no per-function CPU target, and these loops are most of a resize. */
 #if defined(__x86_64__) && defined(__clang__)
 #define CIC_MULTIVERSION __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else

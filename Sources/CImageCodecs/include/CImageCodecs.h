@@ -1,12 +1,15 @@
 /*
- * CImageCodecs: setjmp-guarded calls into libjpeg(-turbo) and libpng.
+ * CImageCodecs: setjmp-guarded calls into libjpeg(-turbo) and libpng, plus the two C needs that
+ * Swift cannot meet itself: the resize filter's inner loops built per CPU level, and glibc's
+ * allocator settings.
  *
  * Both libraries report fatal errors by exit() or longjmp, which Swift cannot catch, so every
  * entry point here catches them and returns 0 on success or nonzero on failure, with the
  * library's message copied into the caller's `err` buffer (always NUL-terminated when
  * errlen > 0). Nothing here prints to stdout or stderr.
  *
- * Pixels are 8 bits per sample, interleaved, rows tightly packed (row bytes = width * channels).
+ * Pixels are 8 bits per sample, interleaved and tightly packed (row bytes = width * channels) unless
+ * a function says planes or strides.
  * Every buffer handed back is malloc'd and must be released with cic_free (or the matching
  * *_free function for structs).
  */
