@@ -356,11 +356,115 @@ static void start_compress(struct jpeg_compress_struct *cinfo, growing_dest *des
         jpeg_write_marker(cinfo, segments[i].marker, segments[i].data, segments[i].length);
 }
 
-static int check_encode_arguments(int width, int height, const cic_jpeg_options *options, char *err, size_t errlen) {
+/* Where the samples come from: interleaved RGB in planes[0], or three planes (R, G, B or Y', Cb, Cr). */
+typedef struct {
+    const uint8_t *planes[3];
+    size_t strides[3];
+} sample_source;
+
+/* Hands every row of `source` to a started compressor. Scratch memory comes from libjpeg's image pool,
+ * so an error that longjmps out of a feeder leaks nothing. */
+typedef void (*row_feeder)(j_compress_ptr cinfo, const sample_source *source);
+
+static void feed_rgb(j_compress_ptr cinfo, const sample_source *source) {
+    while (cinfo->next_scanline < cinfo->image_height) {
+        /* Rows straight from the caller's buffer, many per call. */
+        JSAMPROW rows[64];
+        JDIMENSION left = cinfo->image_height - cinfo->next_scanline;
+        JDIMENSION n = left < 64 ? left : 64;
+        for (JDIMENSION i = 0; i < n; i++)
+            rows[i] = (JSAMPROW)(source->planes[0] + source->strides[0] * (cinfo->next_scanline + i));
+        jpeg_write_scanlines(cinfo, rows, n);
+    }
+}
+
+static void feed_rgb_planes(j_compress_ptr cinfo, const sample_source *source) {
+    enum { BAND = 16 };   /* one 4:2:0 MCU row: the interleaved band stays in cache */
+    const size_t width = cinfo->image_width;
+    JSAMPARRAY band = (*cinfo->mem->alloc_sarray)((j_common_ptr)cinfo, JPOOL_IMAGE, (JDIMENSION)(width * 3), BAND);
+    while (cinfo->next_scanline < cinfo->image_height) {
+        JDIMENSION first = cinfo->next_scanline, left = cinfo->image_height - first;
+        JDIMENSION n = left < BAND ? left : BAND;
+        for (JDIMENSION i = 0; i < n; i++) {
+            const uint8_t *r = source->planes[0] + source->strides[0] * (first + i);
+            const uint8_t *g = source->planes[1] + source->strides[1] * (first + i);
+            const uint8_t *b = source->planes[2] + source->strides[2] * (first + i);
+            JSAMPROW row = band[i];
+            for (size_t x = 0; x < width; x++) {
+                row[3 * x] = r[x];
+                row[3 * x + 1] = g[x];
+                row[3 * x + 2] = b[x];
+            }
+        }
+        jpeg_write_scanlines(cinfo, band, n);
+    }
+}
+
+/* Copies one source row into a padded row (edge sample repeated). */
+static void copy_row(JSAMPROW to, const uint8_t *from, int count, int padded) {
+    memcpy(to, from, (size_t)count);
+    for (int x = count; x < padded; x++) to[x] = to[count - 1];
+}
+
+static void feed_ycbcr420(j_compress_ptr cinfo, const sample_source *source) {
+    const int width = (int)cinfo->image_width, height = (int)cinfo->image_height;
+    const int chroma_width = (width + 1) / 2, chroma_height = (height + 1) / 2;
+    /* The raw interface takes whole MCU rows (16 luma, 8 chroma rows) of whole blocks, so each band
+     * is copied into padded rows with the last row and column repeated. */
+    const int luma_padded = (int)cinfo->comp_info[0].width_in_blocks * DCTSIZE;
+    const int chroma_padded = (int)cinfo->comp_info[1].width_in_blocks * DCTSIZE;
+    JSAMPARRAY luma_rows = (*cinfo->mem->alloc_sarray)((j_common_ptr)cinfo, JPOOL_IMAGE, (JDIMENSION)luma_padded, 16);
+    JSAMPARRAY cb_rows = (*cinfo->mem->alloc_sarray)((j_common_ptr)cinfo, JPOOL_IMAGE, (JDIMENSION)chroma_padded, 8);
+    JSAMPARRAY cr_rows = (*cinfo->mem->alloc_sarray)((j_common_ptr)cinfo, JPOOL_IMAGE, (JDIMENSION)chroma_padded, 8);
+    JSAMPARRAY planes[3] = { luma_rows, cb_rows, cr_rows };
+    while (cinfo->next_scanline < cinfo->image_height) {
+        int top = (int)cinfo->next_scanline;
+        for (int i = 0; i < 16; i++) {
+            int row = top + i < height ? top + i : height - 1;
+            copy_row(luma_rows[i], source->planes[0] + source->strides[0] * (size_t)row, width, luma_padded);
+        }
+        for (int i = 0; i < 8; i++) {
+            int row = top / 2 + i < chroma_height ? top / 2 + i : chroma_height - 1;
+            copy_row(cb_rows[i], source->planes[1] + source->strides[1] * (size_t)row, chroma_width, chroma_padded);
+            copy_row(cr_rows[i], source->planes[2] + source->strides[2] * (size_t)row, chroma_width, chroma_padded);
+        }
+        jpeg_write_raw_data(cinfo, planes, 16);
+    }
+}
+
+/* The one place an encode starts, catches libjpeg's errors and hands its bytes back. `invalid` is the
+ * caller's complaint about its arguments, or NULL. */
+static int encode(int width, int height, J_COLOR_SPACE color_space, int raw, const cic_jpeg_options *options,
+                  const cic_jpeg_segment *segments, size_t segment_count,
+                  row_feeder feed, const sample_source *source, const char *invalid,
+                  uint8_t **out, size_t *out_size, char *err, size_t errlen) {
+    *out = NULL;
+    *out_size = 0;
     if (width <= 0 || height <= 0 || width > JPEG_MAX_DIMENSION || height > JPEG_MAX_DIMENSION)
         return fail(err, errlen, "image size out of range for JPEG");
     if (options->quality < 1 || options->quality > 100)
         return fail(err, errlen, "quality must be 1...100");
+    if (invalid) return fail(err, errlen, invalid);
+
+    struct jpeg_compress_struct cinfo;
+    cic_jpeg_error jerr;
+    growing_dest dest;
+    memset(&cinfo, 0, sizeof cinfo);
+    memset(&dest, 0, sizeof dest);
+    cinfo.err = error_mgr_init(&jerr);
+    if (setjmp(jerr.jump)) {
+        jpeg_destroy_compress(&cinfo);
+        free(dest.buffer);
+        return fail(err, errlen, jerr.message);
+    }
+    jpeg_create_compress(&cinfo);
+    start_compress(&cinfo, &dest, width, height, color_space, raw, options, segments, segment_count);
+    feed(&cinfo, source);
+    jpeg_finish_compress(&cinfo);
+    jpeg_destroy_compress(&cinfo);
+
+    *out = dest.buffer;
+    *out_size = dest.size;
     return 0;
 }
 
@@ -369,39 +473,9 @@ int cic_jpeg_encode(const uint8_t *rgb, int width, int height, size_t stride,
                     const cic_jpeg_segment *segments, size_t segment_count,
                     uint8_t **out, size_t *out_size,
                     char *err, size_t errlen) {
-    *out = NULL;
-    *out_size = 0;
-    if (check_encode_arguments(width, height, options, err, errlen)) return -1;
-    if (stride < (size_t)width * 3) return fail(err, errlen, "row stride shorter than a row");
-
-    struct jpeg_compress_struct cinfo;
-    cic_jpeg_error jerr;
-    growing_dest dest;
-    memset(&cinfo, 0, sizeof cinfo);
-    memset(&dest, 0, sizeof dest);
-    cinfo.err = error_mgr_init(&jerr);
-    if (setjmp(jerr.jump)) {
-        jpeg_destroy_compress(&cinfo);
-        free(dest.buffer);
-        return fail(err, errlen, jerr.message);
-    }
-    jpeg_create_compress(&cinfo);
-    start_compress(&cinfo, &dest, width, height, JCS_RGB, 0, options, segments, segment_count);
-    while (cinfo.next_scanline < cinfo.image_height) {
-        /* Rows straight from the caller's buffer, many per call. */
-        JSAMPROW rows[64];
-        JDIMENSION left = cinfo.image_height - cinfo.next_scanline;
-        JDIMENSION n = left < 64 ? left : 64;
-        for (JDIMENSION i = 0; i < n; i++)
-            rows[i] = (JSAMPROW)(rgb + stride * (cinfo.next_scanline + i));
-        jpeg_write_scanlines(&cinfo, rows, n);
-    }
-    jpeg_finish_compress(&cinfo);
-    jpeg_destroy_compress(&cinfo);
-
-    *out = dest.buffer;
-    *out_size = dest.size;
-    return 0;
+    const sample_source source = { { rgb }, { stride } };
+    return encode(width, height, JCS_RGB, 0, options, segments, segment_count, feed_rgb, &source,
+                  stride < (size_t)width * 3 ? "row stride shorter than a row" : NULL, out, out_size, err, errlen);
 }
 
 int cic_jpeg_encode_rgb_planes(const uint8_t *r, size_t r_stride, const uint8_t *g, size_t g_stride,
@@ -410,59 +484,10 @@ int cic_jpeg_encode_rgb_planes(const uint8_t *r, size_t r_stride, const uint8_t 
                                const cic_jpeg_segment *segments, size_t segment_count,
                                uint8_t **out, size_t *out_size,
                                char *err, size_t errlen) {
-    enum { BAND = 16 };   /* one 4:2:0 MCU row: the interleaved band stays in cache */
-    *out = NULL;
-    *out_size = 0;
-    if (check_encode_arguments(width, height, options, err, errlen)) return -1;
-    if (r_stride < (size_t)width || g_stride < (size_t)width || b_stride < (size_t)width)
-        return fail(err, errlen, "plane stride shorter than a row");
-    uint8_t *band = malloc((size_t)width * 3 * BAND);
-    if (band == NULL) return fail(err, errlen, "out of memory");
-
-    struct jpeg_compress_struct cinfo;
-    cic_jpeg_error jerr;
-    growing_dest dest;
-    memset(&cinfo, 0, sizeof cinfo);
-    memset(&dest, 0, sizeof dest);
-    cinfo.err = error_mgr_init(&jerr);
-    if (setjmp(jerr.jump)) {
-        jpeg_destroy_compress(&cinfo);
-        free(dest.buffer);
-        free(band);
-        return fail(err, errlen, jerr.message);
-    }
-    jpeg_create_compress(&cinfo);
-    start_compress(&cinfo, &dest, width, height, JCS_RGB, 0, options, segments, segment_count);
-    while (cinfo.next_scanline < cinfo.image_height) {
-        JSAMPROW rows[BAND];
-        JDIMENSION first = cinfo.next_scanline, left = cinfo.image_height - first;
-        JDIMENSION n = left < BAND ? left : BAND;
-        for (JDIMENSION i = 0; i < n; i++) {
-            size_t y = first + i;
-            const uint8_t *rr = r + r_stride * y, *gg = g + g_stride * y, *bb = b + b_stride * y;
-            uint8_t *row = band + (size_t)width * 3 * i;
-            for (int x = 0; x < width; x++) {
-                row[3 * x] = rr[x];
-                row[3 * x + 1] = gg[x];
-                row[3 * x + 2] = bb[x];
-            }
-            rows[i] = row;
-        }
-        jpeg_write_scanlines(&cinfo, rows, n);
-    }
-    jpeg_finish_compress(&cinfo);
-    jpeg_destroy_compress(&cinfo);
-    free(band);
-
-    *out = dest.buffer;
-    *out_size = dest.size;
-    return 0;
-}
-
-/* Copies one source row into a padded row (edge sample repeated). */
-static void copy_row(JSAMPROW to, const uint8_t *from, int count, int padded) {
-    memcpy(to, from, (size_t)count);
-    for (int x = count; x < padded; x++) to[x] = to[count - 1];
+    const sample_source source = { { r, g, b }, { r_stride, g_stride, b_stride } };
+    const int short_rows = r_stride < (size_t)width || g_stride < (size_t)width || b_stride < (size_t)width;
+    return encode(width, height, JCS_RGB, 0, options, segments, segment_count, feed_rgb_planes, &source,
+                  short_rows ? "plane stride shorter than a row" : NULL, out, out_size, err, errlen);
 }
 
 int cic_jpeg_encode_ycbcr420(const uint8_t *y, size_t y_stride,
@@ -473,65 +498,10 @@ int cic_jpeg_encode_ycbcr420(const uint8_t *y, size_t y_stride,
                              const cic_jpeg_segment *segments, size_t segment_count,
                              uint8_t **out, size_t *out_size,
                              char *err, size_t errlen) {
-    *out = NULL;
-    *out_size = 0;
-    if (check_encode_arguments(width, height, options, err, errlen)) return -1;
-    const int chroma_width = (width + 1) / 2, chroma_height = (height + 1) / 2;
-    if (y_stride < (size_t)width || cb_stride < (size_t)chroma_width || cr_stride < (size_t)chroma_width)
-        return fail(err, errlen, "plane stride shorter than a row");
-
-    struct jpeg_compress_struct cinfo;
-    cic_jpeg_error jerr;
-    growing_dest dest;
-    JSAMPLE *volatile rows = NULL;   /* volatile: read after a longjmp */
-    memset(&cinfo, 0, sizeof cinfo);
-    memset(&dest, 0, sizeof dest);
-    cinfo.err = error_mgr_init(&jerr);
-    if (setjmp(jerr.jump)) {
-        jpeg_destroy_compress(&cinfo);
-        free(dest.buffer);
-        free(rows);
-        return fail(err, errlen, jerr.message);
-    }
-    jpeg_create_compress(&cinfo);
-    start_compress(&cinfo, &dest, width, height, JCS_YCbCr, 1, options, segments, segment_count);
-
-    /* The raw interface takes whole MCU rows (16 luma, 8 chroma rows) of whole blocks, so each band
-     * is copied into padded rows with the last row and column repeated. */
-    const int luma_padded = (int)cinfo.comp_info[0].width_in_blocks * DCTSIZE;
-    const int chroma_padded = (int)cinfo.comp_info[1].width_in_blocks * DCTSIZE;
-    rows = malloc((size_t)16 * luma_padded + (size_t)2 * 8 * chroma_padded);
-    if (!rows) {
-        jpeg_destroy_compress(&cinfo);
-        free(dest.buffer);
-        return fail(err, errlen, "out of memory");
-    }
-    JSAMPROW luma_rows[16], cb_rows[8], cr_rows[8];
-    for (int i = 0; i < 16; i++) luma_rows[i] = rows + (size_t)i * luma_padded;
-    for (int i = 0; i < 8; i++) {
-        cb_rows[i] = rows + (size_t)16 * luma_padded + (size_t)i * chroma_padded;
-        cr_rows[i] = rows + (size_t)16 * luma_padded + (size_t)(8 + i) * chroma_padded;
-    }
-    JSAMPARRAY planes[3] = { luma_rows, cb_rows, cr_rows };
-    while (cinfo.next_scanline < cinfo.image_height) {
-        int top = (int)cinfo.next_scanline;
-        for (int i = 0; i < 16; i++) {
-            int row = top + i < height ? top + i : height - 1;
-            copy_row(luma_rows[i], y + y_stride * (size_t)row, width, luma_padded);
-        }
-        for (int i = 0; i < 8; i++) {
-            int row = top / 2 + i < chroma_height ? top / 2 + i : chroma_height - 1;
-            copy_row(cb_rows[i], cb + cb_stride * (size_t)row, chroma_width, chroma_padded);
-            copy_row(cr_rows[i], cr + cr_stride * (size_t)row, chroma_width, chroma_padded);
-        }
-        jpeg_write_raw_data(&cinfo, planes, 16);
-    }
-    jpeg_finish_compress(&cinfo);
-    jpeg_destroy_compress(&cinfo);
-    free(rows);
-
-    *out = dest.buffer;
-    *out_size = dest.size;
-    return 0;
+    const sample_source source = { { y, cb, cr }, { y_stride, cb_stride, cr_stride } };
+    const size_t chroma_width = (size_t)(width + 1) / 2;
+    const int short_rows = y_stride < (size_t)width || cb_stride < chroma_width || cr_stride < chroma_width;
+    return encode(width, height, JCS_YCbCr, 1, options, segments, segment_count, feed_ycbcr420, &source,
+                  short_rows ? "plane stride shorter than a row" : NULL, out, out_size, err, errlen);
 }
 
