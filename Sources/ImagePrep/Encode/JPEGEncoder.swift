@@ -89,31 +89,22 @@ public struct JPEGEncoder: Sendable {
     public func encode(_ image: PixelBuffer, quality: Int, settings: JPEGSettings,
                        segments: [JPEGSegment] = []) throws -> [UInt8] {
         precondition(image.channels == 3, "JPEG encoding takes RGB; flatten alpha first")
-        precondition((1...100).contains(quality), "JPEG quality must be 1...100")
-        let options = Self.options(quality: quality, settings: settings)
-        return try Self.run(segments: segments) { cSegments, output, outputSize, err, errlen in
+        return try Self.run(quality: quality, settings: settings, segments: segments) { options, cSegments, output, outputSize, err, errlen in
             image.pixels.withUnsafeBufferPointer { pixels in
-                withUnsafePointer(to: options) { options in
-                    cic_jpeg_encode(pixels.baseAddress, Int32(image.width), Int32(image.height),
-                                    image.rowBytes, options, cSegments, cSegments.count, &output, &outputSize, err, errlen)
-                }
+                cic_jpeg_encode(pixels.baseAddress, Int32(image.width), Int32(image.height),
+                                image.rowBytes, options, cSegments, cSegments.count, &output, &outputSize, err, errlen)
             }
         }
     }
 
     /// Encodes planar RGB like `encode(_:quality:settings:segments:)` (the C side interleaves a band at a time).
     public func encode(_ image: RGBPlanes, quality: Int, settings: JPEGSettings, segments: [JPEGSegment] = []) throws -> [UInt8] {
-        precondition((1...100).contains(quality), "JPEG quality must be 1...100")
-        let options = Self.options(quality: quality, settings: settings)
-        let planes = image.planes
-        return try Self.run(segments: segments) { cSegments, output, outputSize, err, errlen in
-            withUnsafePointer(to: options) { options in
-                withExtendedLifetime(planes) {
-                    let (r, g, b) = (planes.planes[0], planes.planes[1], planes.planes[2])
-                    return cic_jpeg_encode_rgb_planes(r.row(0), r.stride, g.row(0), g.stride, b.row(0), b.stride,
-                                                      Int32(image.width), Int32(image.height), options,
-                                                      cSegments, cSegments.count, &output, &outputSize, err, errlen)
-                }
+        try Self.run(quality: quality, settings: settings, segments: segments) { options, cSegments, output, outputSize, err, errlen in
+            withExtendedLifetime(image.planes) {
+                let (r, g, b) = (image.planes.planes[0], image.planes.planes[1], image.planes.planes[2])
+                return cic_jpeg_encode_rgb_planes(r.row(0), r.stride, g.row(0), g.stride, b.row(0), b.stride,
+                                                  Int32(image.width), Int32(image.height), options,
+                                                  cSegments, cSegments.count, &output, &outputSize, err, errlen)
             }
         }
     }
@@ -121,16 +112,11 @@ public struct JPEGEncoder: Sendable {
     /// Encodes Y'CbCr 4:2:0 planes as a 4:2:0 JPEG with no colour conversion; `settings.subsampling` does not apply.
     public func encode(_ image: YCbCr420Image, quality: Int, settings: JPEGSettings,
                        segments: [JPEGSegment] = []) throws -> [UInt8] {
-        precondition((1...100).contains(quality), "JPEG quality must be 1...100")
-        let options = Self.options(quality: quality, settings: settings)
-        let planes = image.planes
-        return try Self.run(segments: segments) { cSegments, output, outputSize, err, errlen in
-            withUnsafePointer(to: options) { options in
-                withExtendedLifetime(planes) {
-                    cic_jpeg_encode_ycbcr420(image.luma.row(0), image.luma.stride, image.cb.row(0), image.cb.stride,
-                                             image.cr.row(0), image.cr.stride, Int32(image.width), Int32(image.height),
-                                             options, cSegments, cSegments.count, &output, &outputSize, err, errlen)
-                }
+        try Self.run(quality: quality, settings: settings, segments: segments) { options, cSegments, output, outputSize, err, errlen in
+            withExtendedLifetime(image.planes) {
+                cic_jpeg_encode_ycbcr420(image.luma.row(0), image.luma.stride, image.cb.row(0), image.cb.stride,
+                                         image.cr.row(0), image.cr.stride, Int32(image.width), Int32(image.height),
+                                         options, cSegments, cSegments.count, &output, &outputSize, err, errlen)
             }
         }
     }
@@ -152,9 +138,12 @@ public struct JPEGEncoder: Sendable {
 
     /// Lays the segments out for C, runs one encode and takes ownership of its output.
     private static func run(
-        segments: [JPEGSegment],
-        _ encode: ([cic_jpeg_segment], inout UnsafeMutablePointer<UInt8>?, inout Int, UnsafeMutablePointer<CChar>, Int) -> Int32
+        quality: Int, settings: JPEGSettings, segments: [JPEGSegment],
+        _ encode: (UnsafePointer<cic_jpeg_options>, [cic_jpeg_segment], inout UnsafeMutablePointer<UInt8>?, inout Int,
+                   UnsafeMutablePointer<CChar>, Int) -> Int32
     ) throws -> [UInt8] {
+        precondition((1...100).contains(quality), "JPEG quality must be 1...100")
+        var options = Self.options(quality: quality, settings: settings)
         precondition(segments.allSatisfy { $0.payload.count <= JPEGSegment.maxPayload },
                      "JPEG segment payload over \(JPEGSegment.maxPayload) bytes")
         // All payloads in one array so a single pointer stays valid for the whole C call.
@@ -170,7 +159,7 @@ public struct JPEGEncoder: Sendable {
                     return cic_jpeg_segment(marker: Int32(segment.marker), data: payloads.baseAddress.map { $0 + offset },
                                             length: UInt32(segment.payload.count))
                 }
-                return encode(cSegments, &output, &outputSize, err, errlen)
+                return encode(&options, cSegments, &output, &outputSize, err, errlen)
             }
         }
         guard let output else { throw ImagePrepError.library("libjpeg", "encoder returned no data", kind: .unsupported) }
