@@ -20,7 +20,7 @@ private func planes(of image: PixelBuffer) -> RGBPlanes {
 private func ycbcr(width: Int, height: Int) -> YCbCr420Image {
     let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
     let lumaCount = width * height, chromaCount = chromaWidth * chromaHeight
-    let storage = PlaneStorage(count: lumaCount + 2 * chromaCount)
+    let storage = PlaneStorage(count: YCbCr420Image.packedCount(width: width, height: height))
     for y in 0..<height { for x in 0..<width { storage.pointer[y * width + x] = UInt8(40 + (x * 150 / width) + (y % 7)) } }
     for y in 0..<chromaHeight {
         for x in 0..<chromaWidth {
@@ -28,12 +28,7 @@ private func ycbcr(width: Int, height: Int) -> YCbCr420Image {
             storage.pointer[lumaCount + chromaCount + y * chromaWidth + x] = UInt8(170 - y * 60 / chromaHeight)
         }
     }
-    let base = UnsafeRawPointer(storage.pointer)
-    return YCbCr420Image(width: width, height: height, planes: DecodedPlanes([
-        SamplePlane(base: base, stride: width),
-        SamplePlane(base: base + lumaCount, stride: chromaWidth),
-        SamplePlane(base: base + lumaCount + chromaCount, stride: chromaWidth),
-    ], owner: storage))
+    return YCbCr420Image(packed: storage.pointer, width: width, height: height, owner: storage)
 }
 
 struct PlanarPixelsTests {

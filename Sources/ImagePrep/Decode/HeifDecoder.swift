@@ -27,12 +27,6 @@ public struct HeifDecoder: Sendable {
         let hasAlpha = heif_image_handle_has_alpha_channel(handle) != 0
         let bitDepth = Int(heif_image_handle_get_luma_bits_per_pixel(handle))
         let wide = bitDepth > 8
-        let chroma: heif_chroma = switch (wide, hasAlpha) {
-        case (false, false): heif_chroma_interleaved_RGB
-        case (false, true): heif_chroma_interleaved_RGBA
-        case (true, false): heif_chroma_interleaved_RRGGBB_LE
-        case (true, true): heif_chroma_interleaved_RRGGBBAA_LE
-        }
 
         guard let options = heif_decoding_options_alloc() else {
             throw ImagePrepError.library("libheif", "out of memory")
@@ -47,7 +41,12 @@ public struct HeifDecoder: Sendable {
         let hdr = wide && Self.rawProfile(handle: handle) == nil
             && Self.nclxProfile(handle: handle).map { [16, 18].contains($0.transfer) } == true
         let planar = !hdr && !hasAlpha
-        let request = planar ? heif_chroma_444 : chroma
+        let request: heif_chroma = switch (planar, wide, hasAlpha) {
+        case (true, _, _): heif_chroma_444
+        case (false, false, _): heif_chroma_interleaved_RGBA     // not planar and 8-bit: has alpha
+        case (false, true, false): heif_chroma_interleaved_RRGGBB_LE
+        case (false, true, true): heif_chroma_interleaved_RRGGBBAA_LE
+        }
         var decodedImage: OpaquePointer?
         try check(heif_decode_image(handle, &decodedImage, heif_colorspace_RGB, request, options), "cannot decode the image")
         guard let decodedImage else { throw ImagePrepError.library("libheif", "decoder returned no image") }
@@ -103,9 +102,7 @@ public struct HeifDecoder: Sendable {
                 }
             }
         }
-        let base = UnsafeRawPointer(storage.pointer)
-        return RGBPlanes(width: width, height: height,
-                         planes: DecodedPlanes((0..<3).map { SamplePlane(base: base + $0 * count, stride: width) }, owner: storage))
+        return RGBPlanes(packed: storage.pointer, width: width, height: height, owner: storage)
     }
 
     /// Copies the interleaved plane into a tightly packed 8-bit buffer; deeper samples are scaled

@@ -49,12 +49,7 @@ public enum JPEGDecoder {
         guard !notPlanar else { return nil }
         guard let planes else { throw ImagePrepError.library("libjpeg", "decoder returned no pixels") }
         let owner = CodecBuffer(planes)
-        let w = Int(width), h = Int(height), chromaWidth = (w + 1) / 2, chromaCount = chromaWidth * ((h + 1) / 2)
-        return YCbCr420Image(width: w, height: h, planes: DecodedPlanes([
-            SamplePlane(base: UnsafeRawPointer(planes), stride: w),
-            SamplePlane(base: UnsafeRawPointer(planes + w * h), stride: chromaWidth),
-            SamplePlane(base: UnsafeRawPointer(planes + w * h + chromaCount), stride: chromaWidth),
-        ], owner: owner))
+        return YCbCr420Image(packed: UnsafeRawPointer(planes), width: Int(width), height: Int(height), owner: owner)
     }
 }
 

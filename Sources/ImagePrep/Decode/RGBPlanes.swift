@@ -14,6 +14,13 @@ public struct RGBPlanes: Sendable {
         self.planes = planes
     }
 
+    /// Three `width` x `height` planes packed one after another at `base`, rows tightly packed.
+    init(packed base: UnsafeRawPointer, width: Int, height: Int, owner: AnyObject) {
+        let count = width * height
+        self.init(width: width, height: height,
+                  planes: DecodedPlanes((0..<3).map { SamplePlane(base: base + $0 * count, stride: width) }, owner: owner))
+    }
+
     /// Interleaved RGB, for the stages that need it (PNG, rotation).
     public func rgb() -> PixelBuffer {
         let (red, green, blue) = (planes.planes[0], planes.planes[1], planes.planes[2])

@@ -76,19 +76,17 @@ extension YCbCr420Image {
         guard width % 2 == 0, height % 2 == 0 else { return nil }
         if orientation == .up { return self }
         let (outWidth, outHeight) = orientation.swapsDimensions ? (height, width) : (width, height)
-        let lumaCount = width * height, chromaCount = lumaCount / 4
-        let storage = PlaneStorage(count: lumaCount + 2 * chromaCount)
+        let storage = PlaneStorage(count: YCbCr420Image.packedCount(width: width, height: height))
         let sizes = [(width, height), (width / 2, height / 2), (width / 2, height / 2)]
-        var offset = 0, planesOut: [SamplePlane] = []
+        var offset = 0
         withExtendedLifetime(planes) {
             for (plane, size) in zip(planes.planes, sizes) {
                 let walk = SourceWalk(orientation, width: size.0, height: size.1, rowPixels: plane.stride)
                 walk.copy(from: plane.base, to: UnsafeMutableRawPointer(storage.pointer + offset), pixel: UInt8.self)
-                planesOut.append(SamplePlane(base: UnsafeRawPointer(storage.pointer + offset), stride: walk.width))
                 offset += size.0 * size.1
             }
         }
-        return YCbCr420Image(width: outWidth, height: outHeight, planes: DecodedPlanes(planesOut, owner: storage))
+        return YCbCr420Image(packed: storage.pointer, width: outWidth, height: outHeight, owner: storage)
     }
 }
 

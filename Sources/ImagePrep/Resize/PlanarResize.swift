@@ -12,9 +12,7 @@ extension RGBPlanes {
                          scale: scale, into: storage.pointer + index * count, width: width, height: height, threads: threads)
             }
         }
-        let base = UnsafeRawPointer(storage.pointer)
-        let resizedPlanes = DecodedPlanes((0..<3).map { SamplePlane(base: base + $0 * count, stride: width) }, owner: storage)
-        return RGBPlanes(width: width, height: height, planes: resizedPlanes)
+        return RGBPlanes(packed: storage.pointer, width: width, height: height, owner: storage)
     }
 }
 
@@ -25,7 +23,7 @@ extension YCbCr420Image {
         let scale = exactScale(from: (self.width, self.height), to: (width, height))
         let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
         let lumaCount = width * height, chromaCount = chromaWidth * chromaHeight
-        let storage = PlaneStorage(count: lumaCount + 2 * chromaCount)
+        let storage = PlaneStorage(count: YCbCr420Image.packedCount(width: width, height: height))
         let sourceChroma = ((self.width + 1) / 2, (self.height + 1) / 2)
         withExtendedLifetime(planes) {
             resample(luma.grid(width: self.width, height: self.height), span: (Double(self.width), Double(self.height)),
@@ -38,12 +36,7 @@ extension YCbCr420Image {
                          threads: threads)
             }
         }
-        let base = UnsafeRawPointer(storage.pointer)
-        return YCbCr420Image(width: width, height: height, planes: DecodedPlanes([
-            SamplePlane(base: base, stride: width),
-            SamplePlane(base: base + lumaCount, stride: chromaWidth),
-            SamplePlane(base: base + lumaCount + chromaCount, stride: chromaWidth),
-        ], owner: storage))
+        return YCbCr420Image(packed: storage.pointer, width: width, height: height, owner: storage)
     }
 }
 
