@@ -188,14 +188,16 @@ w1_full_size() {
   table "$name" imgprep imgprep "vips copy" "heif-convert" "ImageMagick convert"
 }
 
-# W2: HEIC -> JPEG with the long edge at most 2048 ('>' = only shrink, like imgprep --max-dimension).
-w2_long_edge_2048() {
+# shrink_to EDGE PROGRESS TITLE : INPUTS to JPEG q85 with the long edge at most EDGE ('>' = only shrink,
+# like imgprep --max-dimension). W2 runs it on the HEICs, W5 on big JPEGs.
+shrink_to() {
   local O=$TMP/out
-  echo "== W2: HEIC → JPEG long edge 2048 q85" >&2
-  measure imgprep "$O" "$IMGPREP" convert "${INPUTS[@]}" --to jpeg --quality 85 --max-dimension 2048 -o "$O" -j 2 --quiet
-  measure "vipsthumbnail" "$O" "${X2[@]}" 'vipsthumbnail "$1" -s "2048x2048>" -o "$OUT/%s.jpg[Q=85]"' _
-  measure "ImageMagick convert -resize" "$O" "${X2[@]}" '"$CONVERT" "$1" -resize "2048x2048>" -quality 85 "$OUT/$(basename "${1%.*}").jpg"' _
-  table "W2: HEIC → JPEG long edge ≤ 2048 q85" imgprep imgprep "vipsthumbnail" "ImageMagick convert -resize"
+  export EDGE=$1   # read inside the xargs sh -c snippets
+  echo "== $2" >&2
+  measure imgprep "$O" "$IMGPREP" convert "${INPUTS[@]}" --to jpeg --quality 85 --max-dimension "$EDGE" -o "$O" -j 2 --quiet
+  measure "vipsthumbnail" "$O" "${X2[@]}" 'vipsthumbnail "$1" -s "${EDGE}x${EDGE}>" -o "$OUT/%s.jpg[Q=85]"' _
+  measure "ImageMagick convert -resize" "$O" "${X2[@]}" '"$CONVERT" "$1" -resize "${EDGE}x${EDGE}>" -quality 85 "$OUT/$(basename "${1%.*}").jpg"' _
+  table "$3" imgprep imgprep "vipsthumbnail" "ImageMagick convert -resize"
 }
 
 # W3: the floors. Decode only (vips avg reads every pixel), and JPEG encode only (vips copy from a
@@ -301,15 +303,6 @@ w4_byte_budget() {
   done < <(tail -n +2 "$TMP/perfile.tsv")
 }
 
-# W5: large JPEGs -> long edge at most 1024.
-w5_large_jpeg_1024() {
-  local O=$TMP/out
-  echo "== W5: large JPEG → long edge 1024" >&2
-  measure imgprep "$O" "$IMGPREP" convert "${INPUTS[@]}" --to jpeg --quality 85 --max-dimension 1024 -o "$O" -j 2 --quiet
-  measure "vipsthumbnail" "$O" "${X2[@]}" 'vipsthumbnail "$1" -s "1024x1024>" -o "$OUT/%s.jpg[Q=85]"' _
-  measure "ImageMagick convert -resize" "$O" "${X2[@]}" '"$CONVERT" "$1" -resize "1024x1024>" -quality 85 "$OUT/$(basename "${1%.*}").jpg"' _
-  table "W5: large JPEG → JPEG long edge ≤ 1024 q85 (${#INPUTS[@]} files)" imgprep imgprep "vipsthumbnail" "ImageMagick convert -resize"
-}
 
 # ---------------------------------------------------------------------------------------------------
 # Main
@@ -331,7 +324,7 @@ INPUTS=("${HEICS[@]}")
 emit "- device photos (W1-W3): ${#INPUTS[@]} HEICs from corpus heic/: ${DEVICE_HEICS[*]}"
 wanted 1 && w1_full_size
 W1_IMGPREP=${R_TIME[imgprep]:-0}; W1_IMGPREP_CPU=${R_CPU[imgprep]:-0}
-wanted 2 && w2_long_edge_2048
+wanted 2 && shrink_to 2048 "W2: HEIC → JPEG long edge 2048 q85" "W2: HEIC → JPEG long edge ≤ 2048 q85"
 R_TIME[imgprep]=$W1_IMGPREP; R_CPU[imgprep]=$W1_IMGPREP_CPU   # W3's ratios are against W1's imgprep
 wanted 3 && w3_floors
 
@@ -357,7 +350,7 @@ if wanted 5; then
   INPUTS=("${BIG[@]}" "${Q95_JPEGS[@]}")
   emit ""
   emit "- W5 inputs: ${#BIG[@]} corpus JPEGs with long edge ≥ 3000 px ($(for f in "${BIG[@]}"; do printf '%s ' "$(basename "$f")"; done)) + the ${#Q95_JPEGS[@]} q95 JPEGs of W4"
-  w5_large_jpeg_1024
+  shrink_to 1024 "W5: large JPEG → long edge 1024" "W5: large JPEG → JPEG long edge ≤ 1024 q85 (${#INPUTS[@]} files)"
 fi
 
 emit ""
