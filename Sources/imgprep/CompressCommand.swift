@@ -1,0 +1,35 @@
+import ImagePrep
+
+struct CompressCommand: Command {
+    static let spec = CommandSpec(
+        name: "compress",
+        abstract: "write each image as the highest-quality JPEG that fits a byte budget",
+        usage: "imgprep compress --max-bytes SIZE [options] FILE...",
+        options: [
+            .value("max-bytes", nil, "SIZE", "the budget, metadata included: 250000, 250000B, 500KB, 1.5MB (x1000), 512KiB, 1MiB (x1024)"),
+            .value("quality", "q", "N", "highest quality the search may use", default: "95"),
+            .flag("in-place", nil, "replace each input atomically, keeping its permissions"),
+        ] + SharedOptions.search + SharedOptions.image + SharedOptions.batch,
+        examples: [
+            "imgprep compress --max-bytes 1MB IMG_0001.heic -o upload/",
+            "imgprep compress --max-bytes 500KB --max-dimension 2048 photos/*.jpg -o upload/",
+            "imgprep compress --max-bytes 1MiB --in-place assets/*.jpg",
+            "imgprep compress --max-bytes 300KB --search step --step 5 --quality 90 cover.jpg -o out/",
+        ],
+        discussion: """
+        A JPEG that is already within the budget and needs no resize, rotation or metadata change is
+        copied byte for byte. When even --min-quality is over the budget the image is shrunk until it fits
+        (or, with --no-downscale, the file fails and nothing is written).
+        """)
+
+    let options: BatchCommandOptions
+
+    init(_ arguments: ParsedArguments) throws {
+        guard arguments.value("max-bytes") != nil else {
+            throw UsageError(description: "compress needs --max-bytes SIZE; see 'imgprep compress --help'")
+        }
+        options = try BatchCommandOptions(arguments, defaultQuality: 95)
+    }
+
+    func run() async -> Int32 { await runBatch(options, command: "compress") }
+}

@@ -1,0 +1,34 @@
+/// Options shared by convert and compress: what to read, where to write, how to report.
+enum SharedOptions {
+    static let image: [OptionSpec] = [
+        .value("output", "o", "DIR", "write outputs into DIR (created if missing) instead of next to each input"),
+        .value("max-dimension", nil, "N", "shrink so the long edge is exactly N pixels; never enlarges"),
+        .value("background", nil, "COLOR", "colour under transparent pixels in JPEG output: white, black or #rrggbb", default: "white"),
+        .flag("strip-gps", nil, "remove GPS from EXIF and XMP, keep everything else"),
+        .flag("strip-metadata", nil, "drop EXIF and XMP; the ICC profile stays so colours do not change"),
+        .value("subsampling", nil, "MODE", "JPEG chroma: auto (444 at quality 90+, 420 below and in budget searches), 420, 422 or 444", default: "auto"),
+        .flag("progressive", nil, "write progressive JPEG"),
+        .value("max-pixels", nil, "N", "refuse inputs with more pixels than N before decoding", default: "300000000"),
+    ]
+    static let search: [OptionSpec] = [
+        .value("min-quality", nil, "N", "lowest quality the search may use", default: "40"),
+        .value("search", nil, "MODE", "binary (highest quality that fits) or step (from --quality down by --step)", default: "binary"),
+        .value("step", nil, "N", "quality decrement for --search step", default: "5"),
+        .flag("no-downscale", nil, "fail instead of shrinking when even --min-quality is over the budget"),
+    ]
+    static let batch: [OptionSpec] = [
+        .flag("recursive", "r", "convert the images found under directory arguments, mirroring the tree into -o DIR"),
+        .value("files-from", nil, "FILE", "read input paths from FILE, one per line ('-' is standard input)"),
+        .flag("null", "0", "paths from --files-from or standard input are separated by NUL (find -print0)"),
+        .value("jobs", "j", "N", "convert N files at a time", default: "number of cores"),
+        .flag("skip-existing", nil, "leave outputs that already exist alone"),
+        .flag("update", nil, "leave outputs that are newer than their input alone"),
+        .flag("dry-run", nil, "print what would be written; write nothing"),
+        .flag("preserve-mtime", nil, "give each output its input's modification time"),
+        .flag("fail-fast", nil, "stop at the first failure"),
+        .flag("json", nil, "print one JSON object per file, then a summary object, on standard output"),
+        .flag("quiet", nil, "print only errors"),
+        .flag("verbose", "v", "print a line per file (input -> output, size, quality)"),
+        .flag("help", "h", "show this help"),
+    ]
+}
