@@ -92,7 +92,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: out) }
         let reference = out.appendingPathComponent("ref.png").path
         try TestSupport.run("heif-convert", ["\(heic)/10bit.heic", reference])
-        let decoded = try HeifDecoder(maxPixels: .max, decodingThreads: 1).decode(try TestSupport.bytes("\(heic)/10bit.heic"))
+        let decoded = try HeifDecoder().decode(try TestSupport.bytes("\(heic)/10bit.heic"), options: DecodeOptions(maxPixels: .max))
         #expect(decoded.sourceBitDepth == 10)
         let expected = try TestSupport.decode(reference)  // 16-bit PNG, scaled to 8 bits with rounding by libpng
         var totalError = 0, worst = 0

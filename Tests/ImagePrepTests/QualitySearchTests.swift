@@ -4,7 +4,7 @@ import Testing
 
 /// A JPEG-like size curve: falls smoothly with the quantiser scale, steeper near the top.
 private func photoCurve(base: Double, exponent: Double) -> (Int) -> Int {
-    { q in Int(base * pow(quantizerScale(q), -exponent) * (1 + 0.002 * Double(q % 3))) }
+    { q in Int(base * pow(SizeModel.jpeg.scale(q), -exponent) * (1 + 0.002 * Double(q % 3))) }
 }
 
 private func run(_ size: @escaping (Int) -> Int, budget: Int, floor: Int = 40, ceiling: Int = 95,

@@ -10,6 +10,8 @@ public struct DecodedImage: Sendable {
     public var warnings: [String]
     /// A known point of the size curve: a JPEG source's estimated quality and its size in bytes.
     public var sizeHint: (quality: Int, bytes: Int)?
+    /// The pixels are a JPEG's 8x8 DCT blocks at full size, so a 90° turn transposes every block.
+    public var isDCTBlockGrid = false
 
     /// RGB(A) pixels (converted from planes on each call: call once).
     public var pixels: PixelBuffer { content.rgb() }

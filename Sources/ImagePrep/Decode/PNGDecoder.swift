@@ -2,17 +2,29 @@ import CImageCodecs
 
 /// Decodes PNG files with libpng to 8-bit RGB or RGBA, with their ICC profile (iCCP), EXIF
 /// (eXIf) and XMP (iTXt "XML:com.adobe.xmp"). Truncated or corrupt files are errors.
-public enum PNGDecoder {
+public struct PNGDecoder: ImageDecoding {
+    public init() {}
+
+    /// The size from IHDR, which must come first: signature (8), length (4), "IHDR" (4), width (4), height (4).
+    public func header(of file: [UInt8]) throws -> ImageHeader {
+        guard file.count >= 24, file[12..<16].elementsEqual("IHDR".utf8) else {
+            throw ImagePrepError.library("libpng", "no IHDR chunk at the start of the file")
+        }
+        let width = file[16..<20].reduce(0) { $0 << 8 | Int($1) }
+        let height = file[20..<24].reduce(0) { $0 << 8 | Int($1) }
+        return ImageHeader(width: width, height: height)
+    }
+
+    public func decode(_ file: [UInt8], options: DecodeOptions) throws -> DecodedImage {
+        let (pixels, metadata) = try Self.decode(file, maxPixels: options.maxPixels)
+        let orientation = metadata.exif.flatMap(Exif.orientation(in:)).map(ExifOrientation.init(exifValue:)) ?? .up
+        return DecodedImage(pixels: pixels, metadata: metadata, orientation: orientation)
+    }
+
     /// Files with more than `maxPixels` pixels are refused from their header, before decoding.
     public static func decode(_ file: [UInt8], maxPixels: Int = .max) throws -> (PixelBuffer, ImageMetadata) {
-        // IHDR must come first: signature (8), length (4), "IHDR" (4), width (4), height (4).
-        if file.count >= 24, file[12..<16].elementsEqual("IHDR".utf8) {
-            let width = file[16..<20].reduce(0) { $0 << 8 | Int($1) }
-            let height = file[20..<24].reduce(0) { $0 << 8 | Int($1) }
-            if width * height > maxPixels {
-                throw ImagePrepError(.tooLarge, "\(width)x\(height) is over the --max-pixels limit of \(maxPixels) pixels")
-            }
-        }
+        let decoder = PNGDecoder()
+        try decoder.checkPixelCap(try decoder.header(of: file), options: DecodeOptions(maxPixels: maxPixels))
         var image = cic_png_image()
         defer { cic_png_image_free(&image) }
         try callCodec("libpng") { err, errlen in

@@ -29,8 +29,8 @@ public struct SearchResult: Sendable {
 ///   - overhead: bytes every encode carries whatever the quality (metadata segments), left out of the
 ///     size model so a big EXIF block on a small picture does not flatten the curve.
 public func searchQuality(
-    floor: Int, ceiling: Int, budget: Int, strategy: SearchStrategy, hints: [Int: Int] = [:], overhead: Int = 0,
-    encode: (Int) throws -> [UInt8]
+    floor: Int, ceiling: Int, budget: Int, strategy: SearchStrategy, model: SizeModel = .jpeg,
+    hints: [Int: Int] = [:], overhead: Int = 0, encode: (Int) throws -> [UInt8]
 ) rethrows -> SearchResult {
     precondition(floor <= ceiling, "quality floor above ceiling")
     var sizes: [Int: Int] = [:]
@@ -56,7 +56,7 @@ public func searchQuality(
         // Without hints, try the ceiling first: it settles images that fit outright in one encode,
         // and its size anchors the interpolation.
         var q = hints.isEmpty ? ceiling
-            : predictedBoundary(low: low, high: high, budget: budget, sizes: hints, overhead: overhead)
+            : predictedBoundary(low: low, high: high, budget: budget, sizes: hints, model: model, overhead: overhead)
         while true {
             let fit = try fits(q)
             if fit { low = q } else { high = q }
@@ -64,7 +64,7 @@ public func searchQuality(
             lastFit = fit
             if high - low <= 1 { break }
             // Interpolation lands in 2-4 trials on photos; bisection is the safety net for odd curves.
-            q = sizes.count < 7 ? predictedBoundary(low: low, high: high, budget: budget, sizes: sizes, overhead: overhead,
+            q = sizes.count < 7 ? predictedBoundary(low: low, high: high, budget: budget, sizes: sizes, model: model, overhead: overhead,
                                                     lowMovedLast: lastFit ?? true, streak: streak)
                                 : (low + high) / 2
         }
@@ -72,19 +72,18 @@ public func searchQuality(
     return SearchResult(fit: best, sizes: sizes, encodes: sizes.count)
 }
 
-/// The quality inside (low, high) most likely to be the last that fits. JPEG sizes of photos fall
-/// smoothly with libjpeg's quantiser scale, roughly as scale^-0.55 (measured on corpus photos with our
-/// encoder settings), so this is regula falsi on log(size) against log(scale) between the bracket's
-/// ends, with the Illinois rule: the end kept while the other moved `streak` more times in a row counts for
-/// less, so a curve that bends cannot make the guesses crawl one quality at a time.
-func predictedBoundary(low: Int, high: Int, budget: Int, sizes: [Int: Int], overhead: Int = 0,
-                       lowMovedLast: Bool = true, streak: Int = 0) -> Int {
+/// The quality inside (low, high) most likely to be the last that fits: regula falsi on log(size)
+/// against log(the model's scale) between the bracket's ends, with the Illinois rule: the end kept while
+/// the other moved `streak` more times in a row counts for less, so a curve that bends cannot make the
+/// guesses crawl one quality at a time.
+func predictedBoundary(low: Int, high: Int, budget: Int, sizes: [Int: Int], model: SizeModel = .jpeg,
+                       overhead: Int = 0, lowMovedLast: Bool = true, streak: Int = 0) -> Int {
     func picture(_ bytes: Int) -> Double { log(Double(max(bytes - overhead, 1))) }
     let target = picture(budget)
     func point(_ q: Int) -> (x: Double, y: Double)? {
-        sizes[q].map { (log(quantizerScale(q)), picture($0)) }
+        sizes[q].map { (log(model.scale(q)), picture($0)) }
     }
-    let typicalSlope = -0.55
+    let typicalSlope = model.typicalSlope
     let x: Double
     switch (point(low), point(high)) {
     case let (under?, over?):
@@ -101,13 +100,5 @@ func predictedBoundary(low: Int, high: Int, budget: Int, sizes: [Int: Int], over
               let known = point(nearest) else { return (low + high) / 2 }
         x = known.x + (target - known.y) / typicalSlope
     }
-    let scale = exp(x)
-    let predicted = Int((scale <= 100 ? (200 - scale) / 2 : 5000 / scale).rounded(.down))
-    return min(max(predicted, low + 1), high - 1)
-}
-
-/// libjpeg's quality → quantiser scale in percent (jpeg_quality_scaling), floored so logs stay finite.
-func quantizerScale(_ q: Int) -> Double {
-    let q = min(max(q, 1), 100)
-    return max(q < 50 ? 5000 / Double(q) : Double(200 - 2 * q), 0.5)
+    return min(max(model.quality(atScale: exp(x)), low + 1), high - 1)
 }

@@ -2,57 +2,53 @@ import Foundation
 
 /// sniff → decode → orient → resize → encode (with the quality search), for one file in memory.
 /// Writing is the caller's job (see AtomicWriter), so the library never touches the file system here.
+/// Decoders and encoders come from their registries: nothing here asks which format it is handling.
 public enum ImagePipeline {
     public static func prepare(_ file: [UInt8], settings: ConversionSettings) throws -> PreparedImage {
         let format = try FormatSniffer.sniff(file).get()
         if let untouched = try passThrough(file, format: format, settings: settings) { return untouched }
 
-        let decoded = try SourceDecoder.decode(file, format: format, settings: settings)
-        var settings = settings
-        var warnings = decoded.warnings
-        // Target size from the full-size upright dimensions, so shrink-on-load does not change the rounding.
-        let (fullWidth, fullHeight) = fullSize(decoded, file: file, format: format)
-        let target = settings.maxDimension.map { fittedSize(width: fullWidth, height: fullHeight, maxDimension: $0) }
+        let decoder = DecoderRegistry.decoder(for: format)
+        let stored = try decoder.header(of: file)
+        let searching = settings.budget != nil
+        let plain = EncoderRegistry.encoder(for: settings, searching: searching)
+        // The long edge to shrink to, from the full-size picture so shrink-on-load does not change the rounding.
+        let shrinkingTo = settings.maxDimension.flatMap { max(stored.width, stored.height) > $0 ? $0 : nil }
+        var options = DecodeOptions(maxPixels: settings.maxPixels, threads: settings.threadsPerImage, shrinkingTo: shrinkingTo)
+        // A picture re-encoded at its own size may stay in the source's own Y'CbCr planes.
+        options.keepsYCbCr420 = shrinkingTo == nil && plain.takesYCbCr420
+        let decoded = try decoder.decode(file, options: options)
 
-        // A JPEG source's own size and quality predict the first trial, saving the encode at the ceiling.
+        let upright = decoded.orientation.swapsDimensions ? (stored.height, stored.width) : (stored.width, stored.height)
+        let target = settings.maxDimension.map { fittedSize(width: upright.0, height: upright.1, maxDimension: $0) }
+        // A source's own size and quality predict the first trial, saving the encode at the ceiling.
         func sizeHints(width: Int, height: Int) -> [Int: Int] {
             guard let hint = decoded.sizeHint else { return [:] }
-            let area = Double(width * height) / Double(fullWidth * fullHeight)
-            return [hint.quality: Int(Double(hint.bytes) * pow(area, JPEGOutput.sizeExponent))]
+            let area = Double(width * height) / Double(upright.0 * upright.1)
+            return [hint.quality: Int(Double(hint.bytes) * pow(area, OutputEncoding.sizeExponent))]
         }
 
         // A JPEG turned by 90° at its own size keeps its block grid: transposed tables requantize each
         // block as the unturned file would be (about 5% smaller than the standard tables at quality 86).
-        if format == .jpeg, decoded.orientation.swapsDimensions, target.map({ max($0.width, $0.height) == max(fullWidth, fullHeight) }) ?? true {
-            settings.jpeg.transposedQuantization = true
-        }
-        // Planes stay planes through resizing and into the JPEG encoder: no full-size interleaved copy.
-        var picture = decoded.content
-        picture = picture.oriented(decoded.orientation)
+        let transposedBlocks = decoded.isDCTBlockGrid && decoded.orientation.swapsDimensions && shrinkingTo == nil
+        let encoder = transposedBlocks
+            ? EncoderRegistry.encoder(for: settings, searching: searching, transposedBlocks: true) : plain
+
+        // Planes stay planes through resizing and into the encoder: no full-size interleaved copy.
+        var picture = decoded.content.oriented(decoded.orientation)
         if let target, target.width != picture.width || target.height != picture.height {
             picture = picture.resized(width: target.width, height: target.height, threads: settings.threadsPerImage)
         }
-
-        switch settings.format {
-        case .png:
-            let image = picture.rgb()
-            let metadata = OutputMetadata.prepare(decoded.metadata, for: .png, width: image.width,
-                                                  height: image.height, settings: settings, warnings: &warnings)
-            let bytes = try PNGEncoder.encode(image, metadata: metadata, compressionLevel: settings.pngCompressionLevel)
-            return PreparedImage(bytes: bytes, format: .png, width: image.width, height: image.height,
-                                 quality: nil, encodes: 1, passedThrough: false, warnings: warnings)
-        case .jpeg:
-            switch picture {
-            case .rgb(let image) where image.hasAlpha:
-                picture = .rgb(flattened(image, onto: settings.background))
-            case .ycbcr420 where settings.jpegSettings(searching: settings.budget != nil).subsampling != .s420:
-                picture = .rgb(picture.rgb())  // a JPEG's own 4:2:0 planes go out as 4:2:0 only
-            default:
-                break
-            }
-            return try JPEGOutput.encode(picture, metadata: decoded.metadata, settings: settings, warnings: warnings,
-                                         sizeHints: sizeHints(width: picture.width, height: picture.height))
+        switch picture {
+        case .rgb(let image) where image.hasAlpha && !encoder.keepsAlpha:
+            picture = .rgb(flattened(image, onto: settings.background))
+        case .ycbcr420 where !encoder.takesYCbCr420:
+            picture = .rgb(picture.rgb())
+        default:
+            break
         }
+        return try OutputEncoding.encode(picture, with: encoder, metadata: decoded.metadata, settings: settings,
+                                         warnings: decoded.warnings, sizeHints: sizeHints(width: picture.width, height: picture.height))
     }
 
     /// A JPEG already within budget that needs no resize, rotation or metadata change is left as it is:
@@ -70,14 +66,7 @@ public enum ImagePipeline {
                              encodes: 0, passedThrough: true, warnings: [])
     }
 
-    /// The upright size of the image at full resolution (before any shrink-on-load).
-    private static func fullSize(_ decoded: DecodedImage, file: [UInt8], format: SniffedFormat) -> (Int, Int) {
-        var width = decoded.content.width, height = decoded.content.height
-        if format == .jpeg, let header = try? JPEGDecoder.dimensions(of: file) { (width, height) = header }
-        return decoded.orientation.swapsDimensions ? (height, width) : (width, height)
-    }
-
-    /// Composites straight alpha over a solid colour: JPEG has no alpha.
+    /// Composites straight alpha over a solid colour, for outputs without alpha.
     static func flattened(_ image: PixelBuffer, onto background: RGBColor) -> PixelBuffer {
         let count = image.width * image.height
         var out = [UInt8](repeating: 0, count: count * 3)

@@ -2,7 +2,27 @@ import CImageCodecs
 
 /// Encodes RGB or RGBA pixels to PNG with libpng, writing the metadata as iCCP, eXIf and an
 /// uncompressed iTXt "XML:com.adobe.xmp" chunk, all before the image data.
-public enum PNGEncoder {
+public struct PNGEncoder: ImageEncoding {
+    /// zlib's level, 0 (fastest) ... 9 (smallest).
+    public var compressionLevel: Int
+
+    public init(compressionLevel: Int = 6) { self.compressionLevel = compressionLevel }
+
+    public var format: OutputFormat { .png }
+    public var isLossy: Bool { false }
+    public var keepsAlpha: Bool { true }
+    public var takesYCbCr420: Bool { false }
+    public var metadataLimits: MetadataLimits { MetadataLimits() }
+    public var sizeModel: SizeModel { .jpeg }   // never searched: PNG is lossless
+
+    public func metadataBytes(_ metadata: ImageMetadata) -> Int {
+        (metadata.exif?.count ?? 0) + (metadata.xmp?.count ?? 0) + (metadata.icc?.count ?? 0)
+    }
+
+    public func encode(_ picture: DecodedPixels, quality: Int, metadata: ImageMetadata) throws -> [UInt8] {
+        try Self.encode(picture.rgb(), metadata: metadata, compressionLevel: compressionLevel)
+    }
+
     /// `compressionLevel` is zlib's 0...9; libpng picks row filters adaptively.
     /// libpng refuses an ICC profile that does not suit RGB data (a gray or CMYK profile, say):
     /// that is thrown, so the caller decides whether to drop the profile and retry.

@@ -1,88 +1,41 @@
 import CImageCodecs
 
-/// How a JPEG is encoded, apart from its quality.
-public struct JPEGSettings: Sendable, Equatable {
-    /// Chroma resolution: .s420 halves it both ways (smallest files), .s444 keeps it all.
-    public enum Subsampling: Sendable, Equatable { case s420, s422, s444 }
-
-    public var subsampling: Subsampling
-    /// Optimal Huffman tables: a few percent smaller for an extra pass over the coefficients.
-    public var optimizeHuffman: Bool
-    /// Progressive scans (always with optimal Huffman tables).
-    public var progressive: Bool
-    /// Write the JFIF APP0 header right after SOI.
-    public var writeJFIF: Bool
-    /// Quantization tables transposed. A JPEG source turned by 90° then has its 8x8 blocks requantized
-    /// exactly as they would be unturned (libjpeg's tables are not symmetric), so it compresses as well
-    /// as a re-encode that keeps the stored pixels and the Orientation tag.
-    public var transposedQuantization = false
-
-    public init(subsampling: Subsampling = .s420, optimizeHuffman: Bool = true,
-                progressive: Bool = false, writeJFIF: Bool = true) {
-        self.subsampling = subsampling
-        self.optimizeHuffman = optimizeHuffman
-        self.progressive = progressive
-        self.writeJFIF = writeJFIF
-    }
-}
-
-/// A marker segment written verbatim after SOI (and JFIF APP0).
-public struct JPEGSegment: Sendable, Equatable {
-    public var marker: UInt8   // e.g. 0xE1 for APP1
-    /// At most `maxPayload` bytes; the length field is added by the encoder.
-    public var payload: [UInt8]
-
-    public init(marker: UInt8, payload: [UInt8]) {
-        self.marker = marker
-        self.payload = payload
-    }
-
-    public static let app1: UInt8 = 0xE1
-    public static let app2: UInt8 = 0xE2
-    /// A segment's length field (2 bytes) counts itself: 65535 - 2.
-    public static let maxPayload = 65533
-
-    static let exifHeader: [UInt8] = Array("Exif".utf8) + [0, 0]
-    static let xmpHeader: [UInt8] = Array("http://ns.adobe.com/xap/1.0/".utf8) + [0]
-    static let iccHeader: [UInt8] = Array("ICC_PROFILE".utf8) + [0]   // then sequence number, count
-    static let maxICCChunk = maxPayload - iccHeader.count - 2   // 65519
-
-    /// The largest EXIF (TIFF bytes), XMP packet and ICC profile that fit in JPEG segments.
-    public static let maxEXIFSize = maxPayload - exifHeader.count   // 65527
-    public static let maxXMPSize = maxPayload - xmpHeader.count - 2  // 65502, as Adobe's XMP spec says
-    public static let maxICCSize = 255 * maxICCChunk                 // the count is one byte
-
-    /// The segments that carry `metadata`, in the usual order: APP1 EXIF, APP1 XMP, APP2 ICC
-    /// chunks. A block larger than `maxEXIFSize`, `maxXMPSize` or `maxICCSize` is left out:
-    /// the caller compares sizes against those limits and decides what to tell the user.
-    public static func segments(for metadata: ImageMetadata) -> [JPEGSegment] {
-        var segments: [JPEGSegment] = []
-        if let exif = metadata.exif, !exif.isEmpty, exif.count <= maxEXIFSize {
-            segments.append(JPEGSegment(marker: app1, payload: exifHeader + exif))
-        }
-        if let xmp = metadata.xmp, !xmp.isEmpty, xmp.count <= maxXMPSize {
-            segments.append(JPEGSegment(marker: app1, payload: xmpHeader + xmp))
-        }
-        if let icc = metadata.icc, !icc.isEmpty, icc.count <= maxICCSize {
-            segments += iccSegments(icc)
-        }
-        return segments
-    }
-
-    /// ICC.1 Annex B: the profile split into chunks numbered 1...count.
-    static func iccSegments(_ profile: [UInt8]) -> [JPEGSegment] {
-        let starts = Array(stride(from: 0, to: profile.count, by: maxICCChunk))
-        return starts.enumerated().map { index, start in
-            let chunk = profile[start..<min(start + maxICCChunk, profile.count)]
-            return JPEGSegment(marker: app2, payload: iccHeader + [UInt8(index + 1), UInt8(starts.count)] + chunk)
-        }
-    }
-}
-
 /// Encodes RGB pixels to JPEG with libjpeg-turbo. Holds no state: a quality search may call it
 /// many times (a libjpeg compressor kept across encodes was measured to save nothing).
-public struct JPEGEncoder: Sendable {
-    public init() {}
+public struct JPEGEncoder: ImageEncoding {
+    public var settings: JPEGSettings
+
+    public init(settings: JPEGSettings = JPEGSettings()) { self.settings = settings }
+
+    public var format: OutputFormat { .jpeg }
+    public var isLossy: Bool { true }
+    public var keepsAlpha: Bool { false }
+    public var takesYCbCr420: Bool { settings.subsampling == .s420 }
+    public var metadataLimits: MetadataLimits {
+        MetadataLimits(exifBytes: JPEGSegment.maxEXIFSize, xmpBytes: JPEGSegment.maxXMPSize)
+    }
+    public var sizeModel: SizeModel { .jpeg }
+
+    /// Transposed tables match a re-encode of the unturned file; the standard ones win on some pictures.
+    public var alternative: (any ImageEncoding)? {
+        guard settings.transposedQuantization else { return nil }
+        var standard = settings
+        standard.transposedQuantization = false
+        return JPEGEncoder(settings: standard)
+    }
+
+    public func metadataBytes(_ metadata: ImageMetadata) -> Int {
+        JPEGSegment.segments(for: metadata).reduce(0) { $0 + $1.payload.count + 4 }   // marker and length
+    }
+
+    public func encode(_ picture: DecodedPixels, quality: Int, metadata: ImageMetadata) throws -> [UInt8] {
+        let segments = JPEGSegment.segments(for: metadata)
+        switch picture {
+        case .rgb(let image): return try encode(image, quality: quality, settings: settings, segments: segments)
+        case .rgbPlanes(let planes): return try encode(planes, quality: quality, settings: settings, segments: segments)
+        case .ycbcr420(let planes): return try encode(planes, quality: quality, settings: settings, segments: segments)
+        }
+    }
 
     /// `image` must be RGB (flatten alpha first); `quality` is 1...100. Each segment's payload
     /// must be at most `JPEGSegment.maxPayload` bytes.

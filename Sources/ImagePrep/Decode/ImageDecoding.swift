@@ -1,0 +1,63 @@
+/// What the pipeline asks of a decoder. Nothing here names an output format: the pipeline turns what
+/// the encoder can take into these requests, so a decoder never reads encode settings.
+public struct DecodeOptions: Sendable, Equatable {
+    /// Pictures with more pixels are refused from their headers, before any pixel is decoded.
+    public var maxPixels: Int
+    /// Threads one picture may use (libheif decodes grid tiles in parallel).
+    public var threads: Int
+    /// The long edge (as stored) the picture will be shrunk to, if any. A decoder may hand back a
+    /// smaller picture than stored (libjpeg's DCT scaling) while its long edge stays at least 1.5x this.
+    public var shrinkingTo: Int?
+    /// Hand back a 4:2:0 JPEG's own Y'CbCr planes instead of RGB (the encoder takes them as they are).
+    public var keepsYCbCr420: Bool
+
+    public init(maxPixels: Int, threads: Int = 1, shrinkingTo: Int? = nil, keepsYCbCr420: Bool = false) {
+        self.maxPixels = maxPixels
+        self.threads = threads
+        self.shrinkingTo = shrinkingTo
+        self.keepsYCbCr420 = keepsYCbCr420
+    }
+}
+
+/// What a file's headers tell without decoding any pixel: enough to refuse it, schedule it and
+/// describe it.
+public struct ImageHeader: Sendable, Equatable {
+    /// The size the decoder hands back at full scale: HEIF transforms applied, EXIF Orientation not.
+    public var width: Int
+    public var height: Int
+
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+
+    public var pixelCount: Int { width.multipliedReportingOverflow(by: height).overflow ? .max : width * height }
+}
+
+/// Reads one file format into pixels plus metadata. Chosen by `DecoderRegistry` from the sniffed
+/// format, never from the file name.
+public protocol ImageDecoding: Sendable {
+    /// The picture's size from its headers alone.
+    func header(of file: [UInt8]) throws -> ImageHeader
+    func decode(_ file: [UInt8], options: DecodeOptions) throws -> DecodedImage
+}
+
+extension ImageDecoding {
+    /// Refuses a picture over the pixel cap before decoding (decompression bombs).
+    func checkPixelCap(_ header: ImageHeader, options: DecodeOptions) throws {
+        guard header.pixelCount > options.maxPixels else { return }
+        throw ImagePrepError(.tooLarge,
+            "\(header.width)x\(header.height) is over the --max-pixels limit of \(options.maxPixels) pixels")
+    }
+}
+
+/// The decoder for each format imgprep reads.
+public enum DecoderRegistry {
+    public static func decoder(for format: SniffedFormat) -> any ImageDecoding {
+        switch format {
+        case .heif: HeifDecoder()
+        case .jpeg: JPEGDecoder()
+        case .png: PNGDecoder()
+        }
+    }
+}

@@ -1,0 +1,57 @@
+/// Writes pixels plus metadata in one output format. Chosen by `EncoderRegistry` from the settings,
+/// so the pipeline and the budget search never ask which format they are writing.
+public protocol ImageEncoding: Sendable {
+    var format: OutputFormat { get }
+    /// Whether `quality` means anything: the budget search needs a lossy encoder.
+    var isLossy: Bool { get }
+    /// Whether alpha survives; when it does not, the pipeline flattens onto the background first.
+    var keepsAlpha: Bool { get }
+    /// Whether a 4:2:0 JPEG's own Y'CbCr planes can be encoded as they are (no colour conversion).
+    var takesYCbCr420: Bool { get }
+    /// The largest EXIF and XMP blocks the format can carry.
+    var metadataLimits: MetadataLimits { get }
+    /// How size falls with quality, to aim the budget search's trials.
+    var sizeModel: SizeModel { get }
+    /// Another way to write the same format that is smaller on some pictures; the budget search tries it
+    /// one quality above its answer (JPEG: standard tables after a search with transposed ones).
+    var alternative: (any ImageEncoding)? { get }
+
+    /// Bytes that `metadata` adds to every encode, whatever the quality.
+    func metadataBytes(_ metadata: ImageMetadata) -> Int
+    /// One encode. `quality` is 1...100 and ignored by lossless encoders; `metadata` is already
+    /// prepared for this output (OutputMetadata.prepare with `metadataLimits`).
+    func encode(_ picture: DecodedPixels, quality: Int, metadata: ImageMetadata) throws -> [UInt8]
+}
+
+extension ImageEncoding {
+    public var alternative: (any ImageEncoding)? { nil }
+}
+
+/// How big a metadata block an output format can hold (nil: no limit short of memory).
+public struct MetadataLimits: Sendable, Equatable {
+    public var exifBytes: Int?
+    public var xmpBytes: Int?
+
+    public init(exifBytes: Int? = nil, xmpBytes: Int? = nil) {
+        self.exifBytes = exifBytes
+        self.xmpBytes = xmpBytes
+    }
+}
+
+/// The encoder for each output format.
+public enum EncoderRegistry {
+    /// - Parameters:
+    ///   - searching: the encoder serves a budget search (one fixed chroma setting throughout).
+    ///   - transposedBlocks: the picture is a JPEG's own 8x8 block grid turned by 90° (see JPEGSettings).
+    public static func encoder(for settings: ConversionSettings, searching: Bool,
+                               transposedBlocks: Bool = false) -> any ImageEncoding {
+        switch settings.format {
+        case .jpeg:
+            var jpeg = settings.jpegSettings(searching: searching)
+            jpeg.transposedQuantization = transposedBlocks
+            return JPEGEncoder(settings: jpeg)
+        case .png:
+            return PNGEncoder(compressionLevel: settings.pngCompressionLevel)
+        }
+    }
+}

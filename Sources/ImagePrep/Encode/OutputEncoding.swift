@@ -1,0 +1,84 @@
+import Foundation
+
+/// Encodes the final output: once at the requested quality, or by searching for the highest quality
+/// that fits the byte budget, shrinking the picture when even the lowest allowed quality is too big.
+/// Works with any `ImageEncoding`; nothing here knows the format.
+enum OutputEncoding {
+    /// Encoded bytes ∝ pixels^sizeExponent when a photo is shrunk (measured on corpus photos).
+    static let sizeExponent = 0.75
+
+    /// - Parameters:
+    ///   - picture: upright, in a form `encoder` takes, at its final size unless the budget forces shrinking.
+    ///   - sizeHints: predicted sizes by quality for this picture, to aim the first trial.
+    static func encode(_ picture: DecodedPixels, with encoder: any ImageEncoding, metadata source: ImageMetadata,
+                       settings: ConversionSettings, warnings: [String], sizeHints: [Int: Int] = [:]) throws -> PreparedImage {
+        // Metadata is rebuilt for each size tried, since EXIF records the pixel dimensions.
+        func metadata(for image: DecodedPixels) -> (metadata: ImageMetadata, warnings: [String]) {
+            var metadataWarnings: [String] = []
+            let metadata = OutputMetadata.prepare(source, limits: encoder.metadataLimits, width: image.width,
+                                                  height: image.height, settings: settings, warnings: &metadataWarnings)
+            return (metadata, metadataWarnings)
+        }
+        func prepared(_ image: DecodedPixels, _ bytes: [UInt8], quality: Int?, encodes: Int, notes: [String]) -> PreparedImage {
+            PreparedImage(bytes: bytes, format: encoder.format, width: image.width, height: image.height, quality: quality,
+                          encodes: encodes, passedThrough: false, warnings: warnings + notes)
+        }
+
+        guard let budget = settings.budget, encoder.isLossy else {
+            let (metadata, notes) = metadata(for: picture)
+            let bytes = try encoder.encode(picture, quality: settings.quality, metadata: metadata)
+            return prepared(picture, bytes, quality: encoder.isLossy ? settings.quality : nil, encodes: 1, notes: notes)
+        }
+
+        let floor = min(budget.minQuality, settings.quality)
+        var image = picture
+        var encodes = 0
+        var hints = sizeHints
+        while true {
+            let (metadata, notes) = metadata(for: image)
+            let metadataBytes = encoder.metadataBytes(metadata)
+            if metadataBytes + 1024 > budget.maxBytes {
+                throw ImagePrepError(.doesNotFit,
+                    "the metadata alone (EXIF, XMP, ICC) is \(metadataBytes) bytes, too close to \(ByteSize.format(budget.maxBytes)); try --strip-metadata")
+            }
+            let current = image
+            let result = try searchQuality(floor: floor, ceiling: settings.quality, budget: budget.maxBytes,
+                                           strategy: budget.strategy, model: encoder.sizeModel, hints: hints,
+                                           overhead: metadataBytes) { quality in
+                try encoder.encode(current, quality: quality, metadata: metadata)
+            }
+            encodes += result.encodes
+            if var fit = result.fit {
+                // The alternative differs by a few percent (up to 6% on corpus photos for JPEG's tables), so
+                // it is not worth an encode when the next quality was far over budget.
+                let nextSize = result.sizes[fit.quality + 1].map(Double.init) ?? 0
+                if let alternative = encoder.alternative, fit.quality < settings.quality,
+                   nextSize <= Double(budget.maxBytes) * 1.08 {
+                    let bytes = try alternative.encode(current, quality: fit.quality + 1, metadata: metadata)
+                    encodes += 1
+                    if bytes.count <= budget.maxBytes { fit = (fit.quality + 1, bytes) }
+                }
+                var notes = notes
+                if current.width != picture.width {
+                    notes.append("\(picture.width)x\(picture.height) does not fit \(ByteSize.format(budget.maxBytes)) at quality \(floor); wrote \(current.width)x\(current.height) at quality \(fit.quality)")
+                }
+                return prepared(current, fit.bytes, quality: fit.quality, encodes: encodes, notes: notes)
+            }
+            guard budget.allowDownscale, max(current.width, current.height) > 16 else {
+                throw ImagePrepError(.doesNotFit,
+                    "\(current.width)x\(current.height) does not fit \(ByteSize.format(budget.maxBytes)): the smallest is \(result.smallestSize) bytes at quality \(floor)" + (budget.allowDownscale ? "" : " (--no-downscale)"))
+            }
+            // Picture bytes grow about as pixels^0.75 (smaller pictures keep more detail per pixel), so the
+            // long edge shrinks by the overshoot to the power 1/1.5, a little more so one step usually lands under.
+            let pictureBudget = Double(budget.maxBytes - metadataBytes)
+            let pictureSize = Double(max(result.smallestSize - metadataBytes, 1))
+            let factor = min(0.95, pow(pictureBudget / pictureSize, 1 / (2 * sizeExponent)) * 0.97)
+            let target = fittedSize(width: picture.width, height: picture.height,
+                                    maxDimension: max(16, Int(Double(max(current.width, current.height)) * factor)))
+            image = picture.resized(width: target.width, height: target.height, threads: settings.threadsPerImage)
+            // What this size is likely to weigh, to aim the next search's first encode.
+            let areaRatio = Double(image.width * image.height) / Double(current.width * current.height)
+            hints = result.sizes.mapValues { metadataBytes + Int(Double($0 - metadataBytes) * pow(areaRatio, sizeExponent)) }
+        }
+    }
+}
