@@ -35,9 +35,10 @@ final class Reporter: Sendable {
         writeError("imgprep: \(message)")
     }
 
+    /// A path that never became a job (missing, a directory without -r).
     func fileError(_ path: String, _ reason: String) {
         if mode == .json {
-            printJSON(json(FileOutcome(job: BatchJob(input: path, output: ""), status: .failed, reason: reason)))
+            printJSON(json(FileOutcome(job: BatchJob(input: path, output: ""), failure: ImagePrepError(.io, reason))))
         } else {
             writeError("imgprep: \(path): \(reason)")
         }
@@ -100,6 +101,7 @@ final class Reporter: Sendable {
             "input": outcome.job.input, "output": outcome.job.output.isEmpty ? NSNull() : outcome.job.output,
             "status": outcome.status.rawValue,
             "error": outcome.status == .failed ? (outcome.reason ?? "failed") : NSNull(),
+            "error_kind": outcome.errorKind?.rawValue ?? NSNull(),
             "format": outcome.format?.rawValue ?? NSNull(), "width": outcome.width ?? NSNull(),
             "height": outcome.height ?? NSNull(), "bytes": outcome.bytes ?? NSNull(),
             "quality": outcome.quality ?? NSNull(), "encodes": outcome.encodes ?? NSNull(),

@@ -23,8 +23,12 @@ func runBatch(_ options: BatchCommandOptions, command: String) async -> Int32 {
     let cancellation = CancellationFlag()
     let signals = SignalWatcher(cancellation)
     reporter.start(total: jobs.count)
-    var summary = await BatchRunner.run(jobs, settings: options.settings, options: options.batch,
-                                        cancellation: cancellation) { outcome in reporter.report(outcome) }
+    FileConverter.tuneAllocator()
+    let converter = FileConverter(settings: options.settings, options: options.batch, cancellation: cancellation)
+    var summary = await BatchRunner.run(jobs, limit: options.batch.jobs, failFast: options.batch.failFast,
+                                        cancellation: cancellation,
+                                        work: { job, context in await converter.convert(job, context: context) },
+                                        onOutcome: { outcome in reporter.report(outcome) })
     summary.failed += expanded.errors.count
     reporter.finish(summary)
     if summary.interrupted { return 128 + signals.received }

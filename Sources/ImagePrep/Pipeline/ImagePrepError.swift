@@ -1,14 +1,16 @@
 /// Why one file could not be processed, as a sentence a user understands.
 /// The file name is added by whoever reports it (`imgprep: NAME: description`).
 public struct ImagePrepError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Kind: String, Sendable {
-        case notAnImage      // the bytes are not a format imgprep reads
-        case unsupported     // a format we recognise but cannot handle (yet)
-        case corrupt         // truncated or damaged picture data
-        case tooLarge        // refused before decoding (pixel cap)
-        case doesNotFit      // byte budget cannot be met
-        case output          // naming conflicts, existing files
-        case io              // reading or writing failed
+    /// What went wrong, as a word a script can branch on (`--json` writes it as `error_kind`).
+    public enum Kind: String, Sendable, CaseIterable {
+        case notAnImage = "not_an_image"   // the bytes are not a format imgprep reads
+        case unsupported                   // a format we recognise but cannot handle (yet)
+        case corrupt                       // truncated or damaged picture data
+        case tooLarge = "too_large"        // refused before decoding (pixel cap, input size)
+        case doesNotFit = "does_not_fit"   // the byte budget cannot be met
+        case output                        // naming conflicts, refused outputs
+        case io                            // reading or writing failed
+        case interrupted                   // SIGINT/SIGTERM arrived before the output was written
     }
 
     public var kind: Kind

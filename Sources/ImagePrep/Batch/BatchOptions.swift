@@ -1,0 +1,21 @@
+import Foundation
+
+/// What happens to outputs that already exist.
+public enum ExistingOutputPolicy: Sendable {
+    case overwrite
+    /// Leave every existing output alone.
+    case skip
+    /// Leave outputs that are newer than their input alone (Makefile-style).
+    case update
+}
+
+public struct BatchOptions: Sendable {
+    public var jobs = ProcessInfo.processInfo.activeProcessorCount
+    public var existing = ExistingOutputPolicy.overwrite
+    public var dryRun = false
+    public var preserveModificationTime = false
+    public var inPlace = false
+    public var failFast = false
+
+    public init() {}
+}

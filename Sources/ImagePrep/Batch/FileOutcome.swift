@@ -1,0 +1,40 @@
+/// The result for one input, streamed as soon as it is known.
+public struct FileOutcome: Sendable {
+    public enum Status: String, Sendable { case ok, skipped, failed }
+
+    public var job: BatchJob
+    public var status: Status
+    /// Why it failed, or why it was skipped.
+    public var reason: String?
+    /// What kind of failure, for scripts to branch on (nil unless failed).
+    public var errorKind: ImagePrepError.Kind?
+    public var format: OutputFormat?
+    public var width: Int?
+    public var height: Int?
+    public var bytes: Int?
+    public var quality: Int?
+    public var encodes: Int?
+    public var passedThrough = false
+    public var warnings: [String] = []
+    public var milliseconds = 0
+
+    public init(job: BatchJob, status: Status, reason: String? = nil) {
+        self.job = job
+        self.status = status
+        self.reason = reason
+    }
+
+    /// A failure for `job` with the error's sentence and kind.
+    public init(job: BatchJob, failure: ImagePrepError) {
+        self.init(job: job, status: .failed, reason: failure.description)
+        errorKind = failure.kind
+    }
+}
+
+public struct BatchSummary: Sendable {
+    public var converted = 0
+    public var skipped = 0
+    public var failed = 0
+    public var interrupted = false
+    public var encodes = 0
+}
