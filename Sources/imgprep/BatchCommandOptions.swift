@@ -11,6 +11,10 @@ struct BatchCommandOptions {
     var filesFrom: String?
     var nullSeparated = false
     var report = Reporter.Mode.normal
+    /// Seconds one file may take in its worker (nil: no limit).
+    var timeout: Double? = 600
+    /// Bytes the files in flight may be estimated to need together.
+    var memoryLimit = MemoryBudget.defaultLimit() ?? Int.max
 
     init(_ args: ParsedArguments, defaultQuality: Int) throws {
         func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
@@ -50,6 +54,13 @@ struct BatchCommandOptions {
         nullSeparated = args.has("null")
         paths = args.positionals
         batch.jobs = try integer("jobs", in: 1...256) ?? batch.jobs
+        memoryLimit = try args.value("memory-limit", as: "a size such as 1500MB or 4GiB", ByteSize.parse) ?? memoryLimit
+        if let text = args.value("timeout") {
+            guard let seconds = Double(text), seconds.isFinite, seconds >= 0 else {
+                throw UsageError(description: "invalid value '\(text)' for '--timeout': expected seconds, such as 30 or 0.5 (0 for no limit); see 'imgprep \(args.command) --help'")
+            }
+            timeout = seconds == 0 ? nil : seconds
+        }
         batch.existing = args.has("update") ? .update : args.has("skip-existing") ? .skip : .overwrite
         batch.dryRun = args.has("dry-run")
         batch.preserveModificationTime = args.has("preserve-mtime")

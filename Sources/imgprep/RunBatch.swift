@@ -21,14 +21,29 @@ func runBatch(_ options: BatchCommandOptions, command: String) async -> Int32 {
                               outputDirectory: options.outputDirectory, inPlace: options.batch.inPlace)
 
     let cancellation = CancellationFlag()
-    let signals = SignalWatcher(cancellation)
+    // Files are prepared in worker processes (this same binary, see main.swift): a crash or a hang in a
+    // decoder costs one file, not the batch.
+    // /proc/self/exe is this very binary even if the file was replaced since; argv[0] is its name for `ps`.
+    let pool = WorkerPool(.init(executable: "/proc/self/exe",
+                                arguments: [RawPath.resolved("/proc/self/exe") ?? "imgprep", WorkerCommand.name],
+                                timeout: options.timeout, memoryBudget: options.memoryLimit))
+    let signals = SignalWatcher {
+        cancellation.cancel()
+        pool.stop()
+    }
     reporter.start(total: jobs.count)
-    FileConverter.tuneAllocator()
-    let converter = FileConverter(settings: options.settings, options: options.batch, cancellation: cancellation)
+    // IMGPREP_ISOLATION=off prepares files in this process: only for measuring what isolation costs
+    // (make bench); a crash in a decoder then ends the whole batch.
+    let isolated = ProcessInfo.processInfo.environment["IMGPREP_ISOLATION"] != "off"
+    if !isolated { FileConverter.tuneAllocator() }
+    let isolatedPrepare: FileConverter.Prepare = { file, settings in try await pool.prepare(file, settings: settings) }
+    let converter = FileConverter(settings: options.settings, options: options.batch, cancellation: cancellation,
+                                  prepare: isolated ? isolatedPrepare : FileConverter.inProcess)
     var summary = await BatchRunner.run(jobs, limit: options.batch.jobs, failFast: options.batch.failFast,
                                         cancellation: cancellation,
                                         work: { job, context in await converter.convert(job, context: context) },
                                         onOutcome: { outcome in reporter.report(outcome) })
+    pool.stop()
     summary.failed += expanded.errors.count
     reporter.finish(summary)
     if summary.interrupted { return 128 + signals.received }

@@ -21,6 +21,8 @@ enum SharedOptions {
         .value("files-from", nil, "FILE", "read input paths from FILE, one per line ('-' is standard input)"),
         .flag("null", "0", "paths from --files-from or standard input are separated by NUL (find -print0)"),
         .value("jobs", "j", "N", "convert N files at a time", default: "number of cores"),
+        .value("memory-limit", nil, "SIZE", "start a file only while the memory estimated for the files in flight fits SIZE (a file bigger than SIZE runs alone)", default: "half the memory available"),
+        .value("timeout", nil, "SECONDS", "give up on a file that takes longer (its worker is killed and replaced)", default: "600"),
         .flag("skip-existing", nil, "leave outputs that already exist alone"),
         .flag("update", nil, "leave outputs that are newer than their input alone"),
         .flag("dry-run", nil, "print what would be written; write nothing"),

@@ -3,8 +3,8 @@ import Foundation
 import ImagePrep
 import Synchronization
 
-/// SIGINT/SIGTERM stop the batch from starting new files; in-flight files finish or are discarded,
-/// their temporary files removed, and the run exits 130.
+/// SIGINT/SIGTERM stop the batch: `onSignal` cancels it (no new file starts, files in flight are
+/// discarded, their temporary files removed) and the run exits 130 or 143.
 final class SignalWatcher {
     private let sources: [DispatchSourceSignal]
     private let first = FirstSignal()
@@ -19,14 +19,14 @@ final class SignalWatcher {
         return value == 0 ? SIGINT : value
     }
 
-    init(_ cancellation: CancellationFlag) {
+    init(onSignal: @escaping @Sendable () -> Void) {
         var sources: [DispatchSourceSignal] = []
         for signalNumber in [SIGINT, SIGTERM] {
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
             source.setEventHandler { [first] in
                 _ = first.value.compareExchange(expected: 0, desired: signalNumber, ordering: .relaxed)
-                cancellation.cancel()
+                onSignal()
             }
             source.resume()
             sources.append(source)

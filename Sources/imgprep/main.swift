@@ -33,6 +33,8 @@ guard let first = arguments.first else {
     exit(2)
 }
 switch first {
+case WorkerCommand.name:
+    exit(WorkerCommand.run())
 case "-h", "--help", "help":
     if arguments.count > 1, let command = commands.first(where: { $0.spec.name == arguments[1] }) {
         print(HelpFormatter.help(for: command.spec), terminator: "")

@@ -1,7 +1,7 @@
 /*
- * CImageCodecs: setjmp-guarded calls into libjpeg(-turbo) and libpng, plus the two C needs that
- * Swift cannot meet itself: the resize filter's inner loops built per CPU level, and glibc's
- * allocator settings.
+ * CImageCodecs: setjmp-guarded calls into libjpeg(-turbo) and libpng, plus the C needs that
+ * Swift cannot meet itself: the resize filter's inner loops built per CPU level, glibc's
+ * allocator settings, and close-on-exec pipes for worker processes.
  *
  * Both libraries report fatal errors by exit() or longjmp, which Swift cannot catch, so every
  * entry point here catches them and returns 0 on success or nonzero on failure, with the
@@ -167,6 +167,10 @@ void cic_vertical_taps(const uint8_t *first_row, size_t row_bytes, size_t length
  * line has stride readable floats past its last start. */
 void cic_horizontal_taps(const float *line, const long *starts, const float *weights, int stride,
                          size_t width, uint8_t *out);
+
+/* pipe2(fds, O_CLOEXEC), which Swift's Glibc module does not export: worker pipes must be created
+ * close-on-exec atomically, or a worker spawned meanwhile by another thread would inherit them. */
+int cic_pipe_cloexec(int fds[2]);
 
 /* Fixes glibc's mmap and trim thresholds (M_MMAP_THRESHOLD, M_TRIM_THRESHOLD): see BatchRunner for why. */
 void cic_tune_allocator(size_t mmap_threshold, size_t trim_threshold);

@@ -25,10 +25,13 @@ public struct ImageHeader: Sendable, Equatable {
     /// The size the decoder hands back at full scale: HEIF transforms applied, EXIF Orientation not.
     public var width: Int
     public var height: Int
+    /// Whether the picture has an alpha channel, where the header says (false when it does not tell).
+    public var hasAlpha: Bool
 
-    public init(width: Int, height: Int) {
+    public init(width: Int, height: Int, hasAlpha: Bool = false) {
         self.width = width
         self.height = height
+        self.hasAlpha = hasAlpha
     }
 
     public var pixelCount: Int { width.multipliedReportingOverflow(by: height).overflow ? .max : width * height }

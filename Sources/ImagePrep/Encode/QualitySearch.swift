@@ -1,7 +1,7 @@
 import Foundation
 
 /// How to look for the JPEG quality that fits a byte budget.
-public enum SearchStrategy: Sendable, Equatable {
+public enum SearchStrategy: Sendable, Equatable, Codable {
     /// The highest quality q with size(q) ≤ budget and size(q+1) > budget, found by
     /// interpolating on the measured sizes and bisecting when interpolation stalls.
     case binary

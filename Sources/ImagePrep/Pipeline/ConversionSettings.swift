@@ -1,5 +1,5 @@
 /// Everything that decides what one input becomes. One value serves a whole batch.
-public struct ConversionSettings: Sendable {
+public struct ConversionSettings: Sendable, Codable {
     public var format: OutputFormat = .jpeg
     /// JPEG quality, or the ceiling of the search when a budget is set.
     public var quality: Int = 85
@@ -32,7 +32,7 @@ public struct ConversionSettings: Sendable {
 }
 
 /// The byte ceiling for `compress` (and `convert --max-bytes`).
-public struct ByteBudget: Sendable {
+public struct ByteBudget: Sendable, Codable {
     public var maxBytes: Int
     public var minQuality = 40
     public var strategy: SearchStrategy = .binary
@@ -42,7 +42,7 @@ public struct ByteBudget: Sendable {
     public init(maxBytes: Int) { self.maxBytes = maxBytes }
 }
 
-public struct RGBColor: Sendable, Equatable {
+public struct RGBColor: Sendable, Equatable, Codable {
     public var red: UInt8, green: UInt8, blue: UInt8
 
     public init(red: UInt8, green: UInt8, blue: UInt8) {
@@ -68,7 +68,7 @@ public struct RGBColor: Sendable, Equatable {
 }
 
 /// What came out of the pipeline for one input.
-public struct PreparedImage: Sendable {
+public struct PreparedImage: Sendable, Codable {
     public var bytes: [UInt8]
     public var format: OutputFormat
     public var width: Int

@@ -4,7 +4,10 @@ import Foundation
 /// Writing is the caller's job (see AtomicWriter), so the library never touches the file system here.
 /// Decoders and encoders come from their registries: nothing here asks which format it is handling.
 public enum ImagePipeline {
-    public static func prepare(_ file: [UInt8], settings: ConversionSettings) throws -> PreparedImage {
+    /// - Parameter onStage: told as each stage starts.
+    public static func prepare(_ file: [UInt8], settings: ConversionSettings,
+                               onStage: (PipelineStage) -> Void = { _ in }) throws -> PreparedImage {
+        onStage(.decoding)
         let format = try FormatSniffer.sniff(file).get()
         if let untouched = try passThrough(file, format: format, settings: settings) { return untouched }
 
@@ -35,6 +38,7 @@ public enum ImagePipeline {
             ? EncoderRegistry.encoder(for: settings, searching: searching, transposedBlocks: true) : plain
 
         // Planes stay planes through resizing and into the encoder: no full-size interleaved copy.
+        onStage(.resizing)
         var picture = decoded.content.oriented(decoded.orientation)
         if let target, target.width != picture.width || target.height != picture.height {
             picture = picture.resized(width: target.width, height: target.height, threads: settings.threadsPerImage)
@@ -47,6 +51,7 @@ public enum ImagePipeline {
         default:
             break
         }
+        onStage(.encoding)
         return try OutputEncoding.encode(picture, with: encoder, metadata: decoded.metadata, settings: settings,
                                          warnings: decoded.warnings, sizeHints: sizeHints(width: picture.width, height: picture.height))
     }

@@ -2,7 +2,7 @@
 /// The file name is added by whoever reports it (`imgprep: NAME: description`).
 public struct ImagePrepError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What went wrong, as a word a script can branch on (`--json` writes it as `error_kind`).
-    public enum Kind: String, Sendable, CaseIterable {
+    public enum Kind: String, Sendable, CaseIterable, Codable {
         case notAnImage = "not_an_image"   // the bytes are not a format imgprep reads
         case unsupported                   // a format we recognise but cannot handle (yet)
         case corrupt                       // truncated or damaged picture data
@@ -11,6 +11,8 @@ public struct ImagePrepError: Error, Sendable, Equatable, CustomStringConvertibl
         case output                        // naming conflicts, refused outputs
         case io                            // reading or writing failed
         case interrupted                   // SIGINT/SIGTERM arrived before the output was written
+        case timeout                       // no result within --timeout
+        case crashed                       // the worker process preparing it died (signal, abort, out of memory)
     }
 
     public var kind: Kind

@@ -1,5 +1,5 @@
 /// The output formats imgprep writes.
-public enum OutputFormat: String, Sendable, CaseIterable {
+public enum OutputFormat: String, Sendable, CaseIterable, Codable {
     case jpeg, png
 
     /// The extension outputs get (`IMG_1.HEIC` → `IMG_1.jpg`).

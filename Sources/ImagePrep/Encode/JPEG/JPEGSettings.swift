@@ -1,7 +1,7 @@
 /// How a JPEG is encoded, apart from its quality.
-public struct JPEGSettings: Sendable, Equatable {
+public struct JPEGSettings: Sendable, Equatable, Codable {
     /// Chroma resolution: .s420 halves it both ways (smallest files), .s444 keeps it all.
-    public enum Subsampling: Sendable, Equatable { case s420, s422, s444 }
+    public enum Subsampling: Sendable, Equatable, Codable { case s420, s422, s444 }
 
     public var subsampling: Subsampling
     /// Optimal Huffman tables: a few percent smaller for an extra pass over the coefficients.

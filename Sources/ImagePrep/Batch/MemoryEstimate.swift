@@ -1,0 +1,29 @@
+/// How much memory one worker needs for one file, from the file's header alone (no decoding).
+/// The factors are measured (scripts/peak-rss.py, one file per run, -j 1): a worker peaked at 6.0
+/// bytes per pixel for the 200 MP HEIC, 7.4 for 12 MP HEICs (libheif's Y'CbCr and RGB planes, then
+/// libjpeg's coefficients), 5.0-6.8 for 24 MP JPEGs and PNGs with and without resizing, and 10.4-11.4
+/// for pictures with alpha (interleaved RGBA, then flattened) — plus about 15 MB for the process.
+enum MemoryEstimate {
+    /// A worker's own footprint before any file: the Swift runtime, Foundation and the codec libraries.
+    static let baseline = 48 << 20
+    /// Used when the header cannot be read: the pipeline will most likely fail fast on such a file.
+    static let unknownPicture = 256 << 20
+
+    static func peak(of file: [UInt8], settings: ConversionSettings) -> Int {
+        guard case .success(let format) = FormatSniffer.sniff(file),
+              let header = HeaderProbe.header(of: file, format: format) else {
+            return baseline + unknownPicture + file.count
+        }
+        let pixels = min(header.pixelCount, settings.maxPixels)
+        let perPixel = header.hasAlpha ? 12 : 8
+        let (product, overflow) = pixels.multipliedReportingOverflow(by: perPixel)
+        return baseline + (overflow ? Int.max / 4 : product) + 2 * file.count
+    }
+
+    /// The data limit a worker sets for the file: room above the estimate for the estimate's error,
+    /// low enough that a picture far bigger than its header admitted fails alone.
+    static func ceiling(forEstimate estimate: Int) -> Int {
+        let doubled = estimate.multipliedReportingOverflow(by: 2)
+        return doubled.overflow ? Int.max : max(doubled.partialValue, estimate + (512 << 20))
+    }
+}

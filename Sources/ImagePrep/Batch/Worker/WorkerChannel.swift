@@ -1,0 +1,107 @@
+import Foundation
+
+/// One message between the batch parent and a worker process: a JSON header and a byte payload (the
+/// input file, or the prepared output), each length-prefixed. Lengths are checked before anything is
+/// allocated, so a confused peer cannot make the other side allocate without bound.
+struct WorkerFrame {
+    var header: [UInt8]
+    var payload: [UInt8]
+}
+
+/// Reads and writes frames on a pipe. Not thread-safe: each end belongs to one thread at a time.
+struct WorkerChannel: Sendable {
+    let readFD: Int32
+    let writeFD: Int32
+
+    /// JSON headers are small; payloads are whole files (inputs are capped long before this).
+    static let maxHeaderBytes = 1 << 24
+    static let maxPayloadBytes = 1 << 36
+
+    struct Broken: Error {}
+
+    func send(_ frame: WorkerFrame) throws {
+        var prefix = [UInt8]()
+        prefix.reserveCapacity(12)
+        Self.append(UInt64(frame.header.count), bytes: 4, to: &prefix)
+        Self.append(UInt64(frame.payload.count), bytes: 8, to: &prefix)
+        try writeAll(prefix)
+        try writeAll(frame.header)
+        try writeAll(frame.payload)
+    }
+
+    func send<Header: Encodable>(_ header: Header, payload: [UInt8] = []) throws {
+        try send(WorkerFrame(header: Array(try JSONEncoder().encode(header)), payload: payload))
+    }
+
+    /// The next frame, or nil when the other side closed the pipe between frames.
+    func receive() throws -> WorkerFrame? {
+        guard let prefix = try readExactly(12, endAllowed: true) else { return nil }
+        let headerCount = Int(prefix[0..<4].reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+        let payloadCount = prefix[4..<12].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        guard headerCount <= Self.maxHeaderBytes, payloadCount <= UInt64(Self.maxPayloadBytes) else { throw Broken() }
+        guard let header = try readExactly(headerCount, endAllowed: false),
+              let payload = try readExactly(Int(payloadCount), endAllowed: false) else { throw Broken() }
+        return WorkerFrame(header: header, payload: payload)
+    }
+
+    func decode<Header: Decodable>(_ type: Header.Type, from frame: WorkerFrame) throws -> Header {
+        try JSONDecoder().decode(type, from: Data(frame.header))
+    }
+
+    private static func append(_ value: UInt64, bytes: Int, to buffer: inout [UInt8]) {
+        for shift in stride(from: 8 * (bytes - 1), through: 0, by: -8) { buffer.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+    }
+
+    private func writeAll(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                // A non-empty buffer has a base address.
+                let written = Foundation.write(writeFD, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw Broken()
+                }
+                offset += written
+            }
+        }
+    }
+
+    /// Exactly `count` bytes; nil at a clean end of the stream before the first byte when `endAllowed`.
+    private func readExactly(_ count: Int, endAllowed: Bool) throws -> [UInt8]? {
+        var result = [UInt8](repeating: 0, count: count)
+        var offset = 0
+        try result.withUnsafeMutableBytes { buffer in
+            while offset < count {
+                // count > 0 here, so the buffer has a base address.
+                let got = Foundation.read(readFD, buffer.baseAddress! + offset, count - offset)
+                if got < 0 {
+                    if errno == EINTR { continue }
+                    throw Broken()
+                }
+                if got == 0 {
+                    if offset == 0 && endAllowed { return }
+                    throw Broken()
+                }
+                offset += got
+            }
+        }
+        return offset == count ? result : nil
+    }
+}
+
+/// What the parent asks a worker to do with the payload.
+enum WorkerRequest: Codable {
+    /// Run the pipeline on the payload (an input file); `memoryCeiling` bytes of data for this file.
+    case prepare(settings: ConversionSettings, memoryCeiling: Int?)
+}
+
+/// What a worker says back: `ready` once when it has started, then for each file the stages as they
+/// start and one result.
+enum WorkerReply: Codable {
+    case ready
+    case stage(PipelineStage)
+    /// The payload is the output's bytes; `image.bytes` is empty in the header.
+    case prepared(image: PreparedImage)
+    case failed(kind: ImagePrepError.Kind, message: String)
+}

@@ -1,0 +1,65 @@
+/// A picture's stored size read from its headers in Swift, without any codec library: the batch parent
+/// uses it to schedule files by memory, and no C decoder runs in the parent process.
+/// Bounds-checked throughout: a header it cannot read gives nil, never a trap.
+public enum HeaderProbe {
+    public static func header(of file: [UInt8], format: SniffedFormat) -> ImageHeader? {
+        switch format {
+        case .heif: heif(file)
+        case .jpeg: jpeg(file)
+        case .png: png(file)
+        }
+    }
+
+    /// IHDR must come first: signature (8), length (4), "IHDR" (4), width (4), height (4), bit depth (1),
+    /// colour type (1: 4 and 6 carry alpha).
+    static func png(_ file: [UInt8]) -> ImageHeader? {
+        var cursor = ByteCursor(file, 12..<26)
+        guard cursor.fourCC() == "IHDR", let width = cursor.u32(), let height = cursor.u32(),
+              cursor.u8() != nil, let colourType = cursor.u8() else { return nil }
+        return ImageHeader(width: Int(width), height: Int(height), hasAlpha: colourType == 4 || colourType == 6)
+    }
+
+    /// The first start-of-frame segment: precision (1), height (2), width (2).
+    static func jpeg(_ file: [UInt8]) -> ImageHeader? {
+        var found: ImageHeader?
+        _ = JPEGMarkers.forEachSegment(in: file) { marker, payload in
+            // SOF0-SOF15 except DHT (C4), JPG (C8) and DAC (CC).
+            guard found == nil, (0xC0...0xCF).contains(marker), ![0xC4, 0xC8, 0xCC].contains(marker) else { return }
+            var cursor = ByteCursor(payload, 0..<payload.count)
+            guard cursor.u8() != nil, let height = cursor.u16(), let width = cursor.u16() else { return }
+            found = ImageHeader(width: Int(width), height: Int(height))
+        }
+        return found
+    }
+
+    /// The `ispe` property of the primary item (for a grid, the whole picture's size); alpha when an
+    /// auxiliary image of an alpha type refers to it.
+    static func heif(_ file: [UInt8]) -> ImageHeader? {
+        guard let meta = ISOBMFF.find(["meta"], in: file) else { return nil }
+        let children = ISOBMFF.children(of: meta, in: file)
+        guard let pitm = children.first(where: { $0.type == "pitm" }),
+              let primary = ISOBMFF.primaryItemID(pitm, in: file),
+              let iprp = children.first(where: { $0.type == "iprp" }) else { return nil }
+        let propertyBoxes = ISOBMFF.children(of: iprp, in: file)
+        guard let ipco = propertyBoxes.first(where: { $0.type == "ipco" }),
+              let ipma = propertyBoxes.first(where: { $0.type == "ipma" }) else { return nil }
+        let boxes = ISOBMFF.children(of: ipco, in: file)
+        let associations = ISOBMFF.propertyAssociations(ipma, in: file)
+        func properties(of item: UInt32, type: String) -> [ISOBMFF.Box] {
+            (associations[item] ?? []).compactMap { index in
+                index >= 1 && index <= boxes.count && boxes[index - 1].type == type ? boxes[index - 1] : nil
+            }
+        }
+        guard let ispe = properties(of: primary, type: "ispe").first else { return nil }
+        var cursor = ByteCursor(file, ispe.payload)
+        guard cursor.fullBoxVersion() != nil, let width = cursor.u32(), let height = cursor.u32() else { return nil }
+        let references = children.first { $0.type == "iref" }.flatMap { ISOBMFF.references($0, in: file) }?.entries ?? []
+        let hasAlpha = references.contains { reference in
+            reference.type == "auxl" && reference.to.contains(primary)
+                && properties(of: reference.from, type: "auxC").contains { auxC in
+                    ISOBMFF.auxiliaryType(auxC, in: file).map { $0.hasSuffix(":alpha") || $0.hasSuffix("auxid:1") } ?? false
+                }
+        }
+        return ImageHeader(width: Int(width), height: Int(height), hasAlpha: hasAlpha)
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import Testing
+@testable import ImagePrep
+
+/// Files are prepared in worker processes: a worker that dies or overruns --timeout costs its own
+/// file only, and the batch goes on. These run the real binary.
+@Suite(.serialized) struct WorkerTests {
+    let heic = TestSupport.fixtures.appendingPathComponent("heic").path
+
+    /// A JPEG that takes a worker a noticeable while to decode and re-encode (seeded noise defeats
+    /// any shortcut), written once per test run.
+    static let slowJPEG: String = {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("imgprep-slow-\(getpid()).jpg").path
+        var generator = SplitMix64(seed: 7)
+        let (width, height) = (5000, 4000)
+        var pixels = [UInt8](repeating: 0, count: width * height * 3)
+        for index in stride(from: 0, to: pixels.count, by: 8) {
+            let value = generator.next()
+            for byte in 0..<min(8, pixels.count - index) { pixels[index + byte] = UInt8(truncatingIfNeeded: value >> (8 * UInt64(byte))) }
+        }
+        let image = PixelBuffer(width: width, height: height, channels: 3, pixels: pixels)
+        let jpeg = try? JPEGEncoder().encode(image, quality: 95, settings: JPEGSettings())
+        FileManager.default.createFile(atPath: path, contents: Data(jpeg ?? []))
+        return path
+    }()
+
+    /// Small good inputs: every fixture HEIC.
+    var fixtures: [String] {
+        ["10bit", "alpha", "gps-p3", "gray", "orientation-6"].map { "\(heic)/\($0).heic" }
+    }
+
+    @Test func aWorkerKilledMidBatchCostsOnlyTheFileItHeld() throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("out").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TestSupport.binary)
+        process.arguments = ["convert", "-j", "2", "--json", "-o", out, fixtures[0], fixtures[1], Self.slowJPEG] + fixtures.dropFirst(2)
+        let stdout = Pipe(), stderr = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // The worker holding the slow file is the one whose memory grows past what a fixture needs.
+        var victim: pid_t?
+        let deadline = Date().addingTimeInterval(30)
+        while victim == nil && Date() < deadline && process.isRunning {
+            victim = TestSupport.children(of: process.processIdentifier).first { TestSupport.residentBytes($0) > 60 << 20 }
+            Thread.sleep(forTimeInterval: 0.002)
+        }
+        let killed = try #require(victim, "no worker ever held the slow file")
+        kill(killed, SIGKILL)
+        let lines = try BatchTests.jsonLines(String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        _ = stderr.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1)
+        let failed = lines.filter { $0["status"] as? String == "failed" }
+        #expect(failed.count == 1, "\(failed)")
+        #expect(failed.first?["input"] as? String == Self.slowJPEG)
+        #expect(failed.first?["error_kind"] as? String == "crashed")
+        let message = failed.first?["error"] as? String ?? ""
+        #expect(message.hasPrefix("killed by SIGKILL while "), "\(message)")
+        let converted = lines.filter { $0["status"] as? String == "ok" }.compactMap { $0["input"] as? String }
+        #expect(Set(converted) == Set(fixtures))
+        #expect(BatchTests.listing(out).filter { $0.hasPrefix(".") }.isEmpty, "temporary files left")
+        #expect(!TestSupport.isRunning(killed))
+    }
+
+    @Test func aFileOverTheTimeoutFailsAloneAndLeavesNothing() throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("out").path
+        let run = try TestSupport.imgprep(["convert", "--timeout", "0.25", "-j", "2", "--json", "-o", out, Self.slowJPEG] + fixtures)
+        #expect(run.status == 1, "\(run.stderr)")
+        let lines = try BatchTests.jsonLines(run.stdout)
+        let failed = lines.filter { $0["status"] as? String == "failed" }
+        #expect(failed.count == 1)
+        #expect(failed.first?["input"] as? String == Self.slowJPEG)
+        #expect(failed.first?["error_kind"] as? String == "timeout")
+        #expect((failed.first?["error"] as? String ?? "").hasPrefix("no result after 0.25 s"), "\(failed)")
+        #expect(lines.filter { $0["status"] as? String == "ok" }.count == fixtures.count)
+        #expect(BatchTests.listing(out).count == fixtures.count, "\(BatchTests.listing(out))")
+    }
+
+    @Test func theTimeoutMessageIsOneLineWithoutJSON() throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let run = try TestSupport.imgprep(["convert", "--timeout", "0.25", "-o", dir.path, Self.slowJPEG, fixtures[2]])
+        #expect(run.status == 1)
+        let lines = run.stderr.split(separator: "\n").filter { $0.hasPrefix("imgprep: ") }
+        #expect(lines.count == 1, "\(run.stderr)")
+        #expect(lines.first?.contains("\(Self.slowJPEG): no result after 0.25 s") == true, "\(run.stderr)")
+    }
+
+    @Test(arguments: [["--timeout", "-1"], ["--timeout", "soon"], ["--memory-limit", "1M"], ["--memory-limit", "lots"]])
+    func badLimitsAreUsageErrors(_ arguments: [String]) throws {
+        let run = try TestSupport.imgprep(["convert"] + arguments + ["\(heic)/gray.heic", "-o", "/nonexistent-never-written"])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("'\(arguments[1])'"), "\(run.stderr)")
+    }
+
+    @Test func noWorkerOutlivesTheBatch() throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TestSupport.binary)
+        process.arguments = ["convert", "-j", "3", "-o", dir.path] + fixtures
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var workers = Set<pid_t>()
+        while process.isRunning {
+            workers.formUnion(TestSupport.children(of: process.processIdentifier))
+            Thread.sleep(forTimeInterval: 0.001)
+        }
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(!workers.isEmpty, "never saw a worker process")
+        #expect(workers.filter(TestSupport.isRunning).isEmpty, "workers left running: \(workers)")
+    }
+
+    /// Four 200 MP photos at -j 4 would take about 5 GB at once; with --memory-limit 1500MB they must run
+    /// one after another, all convert, and the whole process tree must stay under 1.5 GB.
+    @Test(.enabled(if: TestSupport.corpus != nil, "no shared corpus: the 200 MP memory test is skipped"))
+    func fourHugePhotosStayWithinTheMemoryLimit() throws {
+        let source = try #require(TestSupport.corpus).appendingPathComponent("heic/pillow_heif__200MP.heic").path
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let inputs = try (1...4).map { index -> String in
+            let path = dir.appendingPathComponent("huge\(index).heic").path
+            try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: source)
+            return path
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TestSupport.binary)
+        process.arguments = ["convert", "-j", "4", "--memory-limit", "1500MB", "--quiet", "-o", dir.appendingPathComponent("out").path] + inputs
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var peak = 0
+        while process.isRunning {
+            let tree = [process.processIdentifier] + TestSupport.children(of: process.processIdentifier)
+            peak = max(peak, tree.map(TestSupport.residentBytes).reduce(0, +))
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(BatchTests.listing(dir.appendingPathComponent("out").path).count == 4)
+        print("WorkerTests: four 200 MP photos at -j 4 --memory-limit 1500MB peaked at \(peak >> 20) MB (parent and workers)")
+        #expect(peak < 1_500_000_000, "peak \(peak) bytes")
+    }
+}
