@@ -139,6 +139,10 @@ measure() {
     cpus+=("$(awk -F': ' '/User time|System time/ {s += $2} END {printf "%.2f", s}' "$TMP/time.txt")")
     ((${rss:-0} > maxrss)) && maxrss=$rss
   done
+  # Peak memory of all the tool's processes together (imgprep's workers, xargs' children), from one
+  # more, untimed run sampled every 5 ms: /usr/bin/time only knows the largest single process.
+  rm -rf "$out"; mkdir -p "$out"
+  maxrss=$(python3 "$REPO/scripts/peak-rss.py" "$@" 2>&1 >/dev/null | awk '/^peak-rss:/ {print $2}')
   ok=$(count_outputs "$out" "${INPUTS[@]}")
   R_TIME[$label]=$(printf '%s\n' "${times[@]}" | median)
   R_CPU[$label]=$(printf '%s\n' "${cpus[@]}" | median)
@@ -174,6 +178,19 @@ table() {
   done
 }
 
+# The same imgprep command with every file prepared in the main process (no worker processes): the
+# row that shows what isolation costs.
+IN_PROCESS="imgprep, no isolation (IMGPREP_ISOLATION=off)"
+ISOLATION_COSTS=()
+
+# isolation_cost WORKLOAD : records imgprep's time over the same run without isolation, in percent.
+isolation_cost() {
+  local wall cpu
+  wall=$(awk -v a="${R_TIME[imgprep]}" -v b="${R_TIME[$IN_PROCESS]}" 'BEGIN {printf "%+.1f%%", 100 * (a / b - 1)}')
+  cpu=$(awk -v a="${R_CPU[imgprep]}" -v b="${R_CPU[$IN_PROCESS]}" 'BEGIN {printf "%+.1f%%", 100 * (a / b - 1)}')
+  ISOLATION_COSTS+=("${1%%:*}: $wall wall, $cpu CPU")
+}
+
 # ---------------------------------------------------------------------------------------------------
 # Workloads
 
@@ -182,10 +199,12 @@ w1_full_size() {
   local name=${1:-"W1: HEIC → JPEG full size q85"} O=$TMP/out
   echo "== $name (${#INPUTS[@]} files)" >&2
   measure imgprep "$O" "$IMGPREP" convert "${INPUTS[@]}" --to jpeg --quality 85 -o "$O" -j 2 --quiet
+  measure "$IN_PROCESS" "$O" env IMGPREP_ISOLATION=off "$IMGPREP" convert "${INPUTS[@]}" --to jpeg --quality 85 -o "$O" -j 2 --quiet
+  isolation_cost "$name"
   measure "vips copy" "$O" "${X2[@]}" 'vips copy "$1" "$OUT/$(basename "${1%.*}").jpg[Q=85]"' _
   measure "heif-convert" "$O" "${X2[@]}" 'heif-convert --quiet -q 85 "$1" "$OUT/$(basename "${1%.*}").jpg"' _
   measure "ImageMagick convert" "$O" "${X2[@]}" '"$CONVERT" "$1" -quality 85 "$OUT/$(basename "${1%.*}").jpg"' _
-  table "$name" imgprep imgprep "vips copy" "heif-convert" "ImageMagick convert"
+  table "$name" imgprep imgprep "$IN_PROCESS" "vips copy" "heif-convert" "ImageMagick convert"
 }
 
 # shrink_to EDGE PROGRESS TITLE : INPUTS to JPEG q85 with the long edge at most EDGE ('>' = only shrink,
@@ -195,9 +214,11 @@ shrink_to() {
   export EDGE=$1   # read inside the xargs sh -c snippets
   echo "== $2" >&2
   measure imgprep "$O" "$IMGPREP" convert "${INPUTS[@]}" --to jpeg --quality 85 --max-dimension "$EDGE" -o "$O" -j 2 --quiet
+  measure "$IN_PROCESS" "$O" env IMGPREP_ISOLATION=off "$IMGPREP" convert "${INPUTS[@]}" --to jpeg --quality 85 --max-dimension "$EDGE" -o "$O" -j 2 --quiet
+  isolation_cost "$3"
   measure "vipsthumbnail" "$O" "${X2[@]}" 'vipsthumbnail "$1" -s "${EDGE}x${EDGE}>" -o "$OUT/%s.jpg[Q=85]"' _
   measure "ImageMagick convert -resize" "$O" "${X2[@]}" '"$CONVERT" "$1" -resize "${EDGE}x${EDGE}>" -quality 85 "$OUT/$(basename "${1%.*}").jpg"' _
-  table "$3" imgprep imgprep "vipsthumbnail" "ImageMagick convert -resize"
+  table "$3" imgprep imgprep "$IN_PROCESS" "vipsthumbnail" "ImageMagick convert -resize"
 }
 
 # W3: the floors. Decode only (vips avg reads every pixel), and JPEG encode only (vips copy from a
@@ -242,6 +263,8 @@ w4_byte_budget() {
   echo "== W4: JPEG q95 → ≤ $BUDGET bytes" >&2
   measure imgprep "$O/imgprep" "$IMGPREP" compress --max-bytes "$BUDGET" "${INPUTS[@]}" -o "$O/imgprep" -j 2 --json
   cp "$TMP/last.out" "$TMP/imgprep.json"
+  measure "$IN_PROCESS" "$O/imgprep" env IMGPREP_ISOLATION=off "$IMGPREP" compress --max-bytes "$BUDGET" "${INPUTS[@]}" -o "$O/imgprep" -j 2 --quiet
+  isolation_cost "W4: JPEG q95 → ≤ $BUDGET bytes"
   measure "ImageMagick jpeg:extent" "$O/im" "${X2[@]}" '"$CONVERT" "$1" -define jpeg:extent='"$BUDGET"' "$OUT/$(basename "$1")"' _
   # jpegoptim -S keeps its source if it cannot shrink it; --force makes it always write the output.
   measure "jpegoptim -S$JPEGOPTIM_KB" "$O/jo" "${X2[@]}" 'jpegoptim --quiet --force -S'"$JPEGOPTIM_KB"' --dest="$OUT" "$1"' _
@@ -277,7 +300,8 @@ w4_byte_budget() {
   emit ""
   emit "| tool | median s | ratio to imgprep | CPU s (user+sys) | CPU ratio | peak RSS MB | failed files | files > 1,000,000 B | max overshoot B | mean quality (identify %Q) |"
   emit "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-  for l in imgprep "ImageMagick jpeg:extent" "jpegoptim -S$JPEGOPTIM_KB"; do
+  for l in imgprep "$IN_PROCESS" "ImageMagick jpeg:extent" "jpegoptim -S$JPEGOPTIM_KB"; do
+    [[ $l == "$IN_PROCESS" ]] && { emit "| $l | ${R_TIME[$l]} | $(ratio "${R_TIME[$l]}" "${R_TIME[imgprep]}") | ${R_CPU[$l]} | $(ratio "${R_CPU[$l]}" "${R_CPU[imgprep]}") | ${R_RSS[$l]} | ${R_FAIL[$l]}/${#INPUTS[@]} | | | |"; continue; }
     local mq
     mq=$(echo "${QSUM[$l]:-}" | awk '{s=0; for (i=1;i<=NF;i++) s+=$i; if (NF) printf "%.1f", s/NF; else print "-"}')
     emit "| $l | ${R_TIME[$l]} | $(ratio "${R_TIME[$l]}" "${R_TIME[imgprep]}") | ${R_CPU[$l]} | $(ratio "${R_CPU[$l]}" "${R_CPU[imgprep]}") | ${R_RSS[$l]} | ${R_FAIL[$l]}/${#INPUTS[@]} | ${OVER[$l]:-0} | ${MAXOVER[$l]:-0} | $mq |"
@@ -318,7 +342,7 @@ emit "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); load before run: $(cut -d' ' -f1
 emit "- CPU: $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo), nproc $(nproc), $(awk '/MemTotal/ {printf "%.0f GB RAM", $2/1048576}' /proc/meminfo)"
 emit "- imgprep: $("$IMGPREP" --version 2>/dev/null | head -1 || true), binary $IMGPREP built $(date -u -r "$IMGPREP" '+%Y-%m-%d %H:%M UTC'), repo HEAD $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo '?') (working tree may differ)"
 emit "- vips $(vips --version | sed 's/vips-//'), libheif $(dpkg-query -W -f='${Version}' libheif1 2>/dev/null) (heif-convert), ImageMagick $("$CONVERT" -version | awk 'NR==1 {print $3}') (Q16, default Debian policy: 256 MiB memory, 128 MP area), $(jpegoptim --version | head -1 | awk '{print $1, $2}'), libjpeg-turbo $(dpkg-query -W -f='${Version}' libjpeg62-turbo 2>/dev/null)"
-emit "- method: each tool 2 files at a time (imgprep -j 2, rivals xargs -P 2 one process per file); median of $BENCH_RUNS runs of wall time (and of CPU = user+sys of all processes: steadier on a shared machine); peak RSS = /usr/bin/time -v max RSS over the runs (for xargs: the largest single child)"
+emit "- method: each tool 2 files at a time (imgprep -j 2 with its worker processes, rivals xargs -P 2 one process per file); median of $BENCH_RUNS runs of wall time (and of CPU = user+sys of all processes: steadier on a shared machine); peak RSS = all of the tool's processes together (imgprep: the main process and its workers; xargs: all its children), sampled every 5 ms in one more run; imgprep runs with its default --memory-limit"
 
 INPUTS=("${HEICS[@]}")
 emit "- device photos (W1-W3): ${#INPUTS[@]} HEICs from corpus heic/: ${DEVICE_HEICS[*]}"
@@ -353,6 +377,10 @@ if wanted 5; then
   shrink_to 1024 "W5: large JPEG → long edge 1024" "W5: large JPEG → JPEG long edge ≤ 1024 q85 (${#INPUTS[@]} files)"
 fi
 
+if ((${#ISOLATION_COSTS[@]} > 0)); then
+  emit ""
+  emit "- what worker processes cost (imgprep's time over the same command without isolation, median of $BENCH_RUNS): $(IFS=';'; echo "${ISOLATION_COSTS[*]}" | sed 's/;/; /g')"
+fi
 emit ""
 emit "- load after run: $(cut -d' ' -f1-3 /proc/loadavg); busiest the machine's other users were at the start of a timed run: ${MAX_BUSY}% of the CPUs (runs wait up to ${BENCH_QUIET_WAIT}s for < 15%)"
 

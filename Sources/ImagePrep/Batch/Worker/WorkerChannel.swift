@@ -13,9 +13,10 @@ struct WorkerChannel: Sendable {
     let readFD: Int32
     let writeFD: Int32
 
-    /// JSON headers are small; payloads are whole files (inputs are capped long before this).
+    /// JSON headers are small; payloads are whole files: inputs are capped long before this, and the
+    /// largest output (a 300 MP PNG with alpha, stored) is about 1.2 GB.
     static let maxHeaderBytes = 1 << 24
-    static let maxPayloadBytes = 1 << 36
+    static let maxPayloadBytes = 1 << 32
 
     struct Broken: Error {}
 
@@ -68,25 +69,25 @@ struct WorkerChannel: Sendable {
     }
 
     /// Exactly `count` bytes; nil at a clean end of the stream before the first byte when `endAllowed`.
+    /// The buffer grows as bytes arrive, so a length that lies costs nothing until the bytes exist.
     private func readExactly(_ count: Int, endAllowed: Bool) throws -> [UInt8]? {
-        var result = [UInt8](repeating: 0, count: count)
-        var offset = 0
-        try result.withUnsafeMutableBytes { buffer in
-            while offset < count {
-                // count > 0 here, so the buffer has a base address.
-                let got = Foundation.read(readFD, buffer.baseAddress! + offset, count - offset)
-                if got < 0 {
-                    if errno == EINTR { continue }
-                    throw Broken()
-                }
-                if got == 0 {
-                    if offset == 0 && endAllowed { return }
-                    throw Broken()
-                }
-                offset += got
+        var result = [UInt8]()
+        result.reserveCapacity(min(count, 1 << 24))
+        var chunk = [UInt8](repeating: 0, count: min(count, 1 << 20))
+        while result.count < count {
+            let want = min(chunk.count, count - result.count)
+            let got = chunk.withUnsafeMutableBytes { Foundation.read(readFD, $0.baseAddress, want) }
+            if got < 0 {
+                if errno == EINTR { continue }
+                throw Broken()
             }
+            if got == 0 {
+                if result.isEmpty && endAllowed { return nil }
+                throw Broken()
+            }
+            result += chunk[0..<got]
         }
-        return offset == count ? result : nil
+        return result
     }
 }
 
