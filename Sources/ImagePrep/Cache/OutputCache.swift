@@ -109,7 +109,8 @@ public final class OutputCache: Sendable {
         return "\(directory)/\(hex.prefix(2))/\(hex.dropFirst(2))"
     }
 
-    /// Scans the directory and evicts entries until the total is at most `maxSize` (see `CacheTrimming`).
+    /// Scans the directory and, when its entries add up to more than `maxSize`, evicts down to 90% of
+    /// it (see `CacheTrimming` for the order).
     @discardableResult
     public func trim() -> CacheTrimReport {
         state.withLock { $0.trimming = true }
