@@ -40,6 +40,9 @@ public struct CacheKey: Sendable, Hashable, Codable, CustomStringConvertible {
         return SHA256.hash(try encoder.encode(settings))
     }
 
+    /// The first 8 bytes of the digest: enough to tell a run's entries apart, in little memory.
+    var shortID: UInt64 { digest.prefix(8).reduce(0) { $0 << 8 | UInt64($1) } }
+
     /// 64 lowercase hex digits; also the entry's file name (after its first two digits).
     public var hex: String { SHA256.hex(digest) }
 

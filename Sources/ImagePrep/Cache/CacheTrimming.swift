@@ -18,10 +18,11 @@ public struct CacheTrimReport: Sendable, Equatable {
 /// recently used go first (entry mtimes are set on every hit and store), down to 90% of the limit so
 /// that the next trim is a while away.
 ///
-/// Entries this run has already used are evicted last, and among them the newest first. Plain LRU
-/// on a limit smaller than one run's outputs evicts every entry just before the next run needs it
-/// (each run reads in the same order), so nothing would ever hit; this way the cache keeps a fixed
-/// part of the run and hits on that part, and `evictedFromThisRun` says the limit is too small.
+/// Entries this run has already used are evicted last: first those it stored (or another process
+/// used), newest first, then those it found, newest first. Plain LRU on a limit smaller than one
+/// run's outputs evicts every entry just before the next run needs it (each run reads in the same
+/// order), so nothing would ever hit; this way the cache keeps a fixed part of the run and hits on
+/// that part on every later run, and `evictedFromThisRun` says the limit is too small.
 enum CacheTrimming {
     static let lowWaterFraction = 0.9
     /// A temporary file this old belongs to a writer that is gone (a write takes milliseconds).
@@ -31,9 +32,11 @@ enum CacheTrimming {
         var path: String
         var size: Int
         var modified: FileTimestamp
+        /// `CacheKey.shortID`, from the name.
+        var shortID: UInt64
     }
 
-    static func trim(directory: String, maxSize: Int, runStart: FileTimestamp) -> CacheTrimReport {
+    static func trim(directory: String, maxSize: Int, runStart: FileTimestamp, hitThisRun: Set<UInt64>) -> CacheTrimReport {
         var report = CacheTrimReport()
         let entries = scan(directory, abandonedTemporaryFiles: &report.abandonedTemporaryFiles)
         report.sizeBefore = entries.reduce(0) { $0 + $1.size }
@@ -41,9 +44,11 @@ enum CacheTrimming {
         guard report.sizeBefore > maxSize else { return report }
 
         let target = Int(Double(maxSize) * lowWaterFraction)
-        let earlier = entries.filter { $0.modified < runStart }.sorted { $0.modified < $1.modified }
-        let thisRun = entries.filter { !($0.modified < runStart) }.sorted { $1.modified < $0.modified }
-        for (entry, usedThisRun) in earlier.map({ ($0, false) }) + thisRun.map({ ($0, true) }) {
+        // Ties (coarse file times) are broken by name, so every process picks the same entries.
+        let earlier = entries.filter { $0.modified < runStart }.sorted { ($0.modified, $0.path) < ($1.modified, $1.path) }
+        let thisRun = entries.filter { !($0.modified < runStart) }.sorted { ($1.modified, $1.path) < ($0.modified, $0.path) }
+        let stored = thisRun.filter { !hitThisRun.contains($0.shortID) }, found = thisRun.filter { hitThisRun.contains($0.shortID) }
+        for (entry, usedThisRun) in earlier.map({ ($0, false) }) + (stored + found).map({ ($0, true) }) {
             guard report.sizeAfter > target else { break }
             // Already gone means another process evicted it: it no longer counts either way.
             _ = RawPath.withCString(entry.path) { unlink($0) }
@@ -67,9 +72,9 @@ enum CacheTrimming {
                 let path = "\(subdirectory)/\(name)"
                 var info = stat()
                 guard RawPath.withCString(path, { lstat($0, &info) }) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
-                if name.count == 62 && isHex(name) {
-                    entries.append(EntryFile(path: path, size: Int(info.st_size),
-                                             modified: FileTimestamp(info.st_mtim)))
+                if name.count == 62 && isHex(name), let shortID = UInt64(fanOut + name.prefix(14), radix: 16) {
+                    entries.append(EntryFile(path: path, size: Int(info.st_size), modified: FileTimestamp(info.st_mtim),
+                                             shortID: shortID))
                 } else if name.hasPrefix("."), name.contains(".imgprep-"), now.tv_sec - info.st_mtim.tv_sec > abandonedAfterSeconds {
                     if RawPath.withCString(path, { unlink($0) }) == 0 { abandonedTemporaryFiles += 1 }
                 }

@@ -37,6 +37,9 @@ public final class OutputCache: Sendable {
         var sizeAtTrim: Int?
         var addedSinceTrim = 0
         var trimming = false
+        /// Entries this instance found (`CacheKey.shortID`): a trim evicts them last, whatever their
+        /// mtimes say (file times come from a coarse clock, so a hit and the next store can tie).
+        var hitThisRun = Set<UInt64>()
         var statistics = CacheStatistics()
     }
 
@@ -77,7 +80,10 @@ public final class OutputCache: Sendable {
             return miss()
         case .success(let entry):
             futimens(fd, nil)  // now: least recently used goes first. Fails harmlessly on a read-only cache.
-            state.withLock { $0.statistics.hits += 1 }
+            state.withLock { state in
+                state.statistics.hits += 1
+                state.hitThisRun.insert(key.shortID)
+            }
             return entry
         }
     }
@@ -113,8 +119,11 @@ public final class OutputCache: Sendable {
     /// it (see `CacheTrimming` for the order).
     @discardableResult
     public func trim() -> CacheTrimReport {
-        state.withLock { $0.trimming = true }
-        let report = CacheTrimming.trim(directory: directory, maxSize: maxSize, runStart: runStart)
+        let hits = state.withLock { state in
+            state.trimming = true
+            return state.hitThisRun
+        }
+        let report = CacheTrimming.trim(directory: directory, maxSize: maxSize, runStart: runStart, hitThisRun: hits)
         state.withLock { state in
             state.sizeAtTrim = report.sizeAfter
             state.addedSinceTrim = 0
