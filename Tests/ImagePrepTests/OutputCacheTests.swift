@@ -292,7 +292,8 @@ import Testing
                 let cache = try OutputCache(directory: directory)
                 var random = SplitMix64(seed: UInt64(thread))
                 var operations = 0
-                while operations < 300 || renamer.isRunning || evictor.isRunning {
+                // At least 300 operations each, more while the other "runs" go on, within reason.
+                while operations < 300 || (operations < 1500 && (renamer.isRunning || evictor.isRunning)) {
                     operations += 1
                     let n = random.next(below: keys.count)
                     if let entry = cache.lookup(Self.key(n)) {
