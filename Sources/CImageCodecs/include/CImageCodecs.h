@@ -1,7 +1,8 @@
 /*
  * CImageCodecs: setjmp-guarded calls into libjpeg(-turbo) and libpng, plus the C needs that
  * Swift cannot meet itself: the resize filter's inner loops built per CPU level, glibc's
- * allocator settings, and close-on-exec pipes for worker processes.
+ * allocator settings, close-on-exec pipes for worker processes, and SHA-256 (Foundation on Linux
+ * has none; the fast path needs a CPU target).
  *
  * Both libraries report fatal errors by exit() or longjmp, which Swift cannot catch, so every
  * entry point here catches them and returns 0 on success or nonzero on failure, with the
@@ -150,6 +151,33 @@ int cic_png_encode(const uint8_t *pixels, int width, int height, int channels,
                    const cic_png_options *options,
                    uint8_t **out, size_t *out_size,
                    char *err, size_t errlen);
+
+/* ---- SHA-256 ---------------------------------------------------------------------------- */
+
+typedef enum {
+    CIC_SHA256_AUTO = 0,        /* the SHA extensions when the CPU has them, else portable C */
+    CIC_SHA256_PORTABLE = 1,
+    CIC_SHA256_ACCELERATED = 2  /* x86 SHA extensions (SHA-NI) */
+} cic_sha256_engine;
+
+/* An incremental SHA-256: init, update any number of times, final once. Plain data: copy it to
+ * fork a hash of a common prefix. */
+typedef struct {
+    uint32_t state[8];
+    uint64_t length;            /* bytes hashed so far */
+    uint8_t buffer[64];         /* a partial block */
+    size_t buffered;
+    cic_sha256_engine engine;   /* resolved: never CIC_SHA256_AUTO after init */
+} cic_sha256_context;
+
+void cic_sha256_init(cic_sha256_context *context);
+/* Forces one implementation (tests, measurements). Asking for CIC_SHA256_ACCELERATED on a CPU
+ * without it returns nonzero and falls back to the portable code. */
+int cic_sha256_init_engine(cic_sha256_context *context, cic_sha256_engine engine);
+void cic_sha256_update(cic_sha256_context *context, const void *data, size_t size);
+void cic_sha256_final(cic_sha256_context *context, uint8_t digest[32]);
+/* Nonzero when this CPU has the SHA extensions (and SSE4.1, which the fast path also uses). */
+int cic_sha256_accelerated_available(void);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,191 @@
+import Foundation
+import Synchronization
+
+/// Outputs filed by content (`CacheKey`) in a directory that runs, shards and machines can share:
+/// `DIR/ab/cdef…` (the key's 64 hex digits, the first two naming a subdirectory so no directory holds
+/// more than a few thousand files). Nothing in it depends on paths, inode numbers or mtimes for
+/// correctness, so CI can save and restore it anywhere; mtimes only order the evictions.
+///
+/// Safe between processes without locks:
+/// - an entry is written to a temporary file beside it and renamed into place, so its name only ever
+///   shows a complete entry; two writers of one key both rename, the last one wins, either is whole;
+/// - a reader reads through its open descriptor, so a rename over the entry or its eviction meanwhile
+///   leaves what it reads intact;
+/// - every read is verified (lengths, key, checksum): a damaged entry is a miss and is removed.
+/// No fsync: after a power cut a just-renamed entry may come back empty or short, which verification
+/// turns into a miss. A cache only has to be right, not durable, and a flush per output is slow.
+///
+/// Anyone who can write the directory chooses the outputs it serves: share it as you would the outputs.
+public final class OutputCache: Sendable {
+    /// Names the cache directory when `--cache` is not given.
+    public static let environmentVariable = "IMGPREP_CACHE"
+    /// 1 GB: about one run of 2,000 to 3,000 web-sized photos (300-500 KB each), or 300 full-size camera
+    /// JPEGs, and quick to save and restore in CI. Set it above the size of one run's outputs.
+    public static let defaultMaxSize = 1_000_000_000
+
+    public let directory: String
+    /// Total bytes of entries the cache keeps after a trim.
+    public let maxSize: Int
+    /// Entries used at or after this time are this run's; a trim removes older ones first. Two seconds
+    /// early because file times come from the kernel's coarse clock, which lags the one read here.
+    let runStart: FileTimestamp
+
+    private let state = Mutex(State())
+
+    private struct State {
+        /// Total size at the last trim (nil before the first); stores add to `addedSinceTrim`.
+        var sizeAtTrim: Int?
+        var addedSinceTrim = 0
+        var trimming = false
+        /// Entries this instance found (`CacheKey.shortID`): a trim evicts them last, whatever their
+        /// mtimes say (file times come from a coarse clock, so a hit and the next store can tie).
+        var hitThisRun = Set<UInt64>()
+        var statistics = CacheStatistics()
+    }
+
+    /// Opens (creating it if needed) the cache in `directory`.
+    public init(directory: String, maxSize: Int = OutputCache.defaultMaxSize) throws {
+        self.directory = directory.count > 1 && directory.hasSuffix("/") ? String(directory.dropLast()) : directory
+        self.maxSize = max(0, maxSize)
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        now.tv_sec -= 2
+        runStart = FileTimestamp(now)
+        try RawPath.createDirectories(self.directory)
+        Self.tagAsCache(self.directory)
+    }
+
+    /// The cache directory from `--cache DIR` or else `IMGPREP_CACHE`, or nil for no cache.
+    public static func directory(option: String?, environment: [String: String]) -> String? {
+        if let option, !option.isEmpty { return option }
+        if let variable = environment[environmentVariable], !variable.isEmpty { return variable }
+        return nil
+    }
+
+    /// The output stored under `key`, verified, or nil. A hit marks the entry as just used; a damaged
+    /// entry is removed.
+    public func lookup(_ key: CacheKey) -> CacheEntry? {
+        let path = entryPath(for: key)
+        let fd = RawPath.withCString(path) { open($0, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
+        guard fd >= 0 else { return miss() }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return miss() }
+        // Larger than this cache keeps: stored under a larger limit, not damaged; trimming decides.
+        guard info.st_size <= maxSize, let file = Self.readAll(fd, size: Int(info.st_size)) else { return miss() }
+        switch CacheEntryCodec.decode(file, key: key) {
+        case .failure:
+            Self.removeIfStill(path, device: info.st_dev, inode: info.st_ino)
+            state.withLock { $0.statistics.damaged += 1 }
+            return miss()
+        case .success(let entry):
+            futimens(fd, nil)  // now: least recently used goes first. Fails harmlessly on a read-only cache.
+            state.withLock { state in
+                state.statistics.hits += 1
+                state.hitThisRun.insert(key.shortID)
+            }
+            return entry
+        }
+    }
+
+    /// Files `bytes` (an output as written) and what to report about it under `key`. An output larger
+    /// than the whole cache is not kept. Trims the cache when this store takes it over `maxSize`,
+    /// and on the first store of a run.
+    public func store(_ key: CacheKey, bytes: [UInt8], output: CachedOutput) throws {
+        let file = try CacheEntryCodec.encode(key: key, output: output, bytes: bytes)
+        guard file.count <= maxSize else { return }
+        try AtomicWriter.write(file, to: entryPath(for: key))
+        let shouldTrim = state.withLock { state -> Bool in
+            state.statistics.stored += 1
+            state.addedSinceTrim += file.count
+            guard !state.trimming else { return false }
+            if let size = state.sizeAtTrim, size + state.addedSinceTrim <= maxSize { return false }
+            state.trimming = true
+            return true
+        }
+        if shouldTrim { trim() }
+    }
+
+    /// What this instance did so far.
+    public var statistics: CacheStatistics { state.withLock { $0.statistics } }
+
+    /// Where the entry for `key` lives.
+    func entryPath(for key: CacheKey) -> String {
+        let hex = key.hex
+        return "\(directory)/\(hex.prefix(2))/\(hex.dropFirst(2))"
+    }
+
+    /// Scans the directory and, when its entries add up to more than `maxSize`, evicts down to 90% of
+    /// it (see `CacheTrimming` for the order).
+    @discardableResult
+    public func trim() -> CacheTrimReport {
+        let hits = state.withLock { state in
+            state.trimming = true
+            return state.hitThisRun
+        }
+        let report = CacheTrimming.trim(directory: directory, maxSize: maxSize, runStart: runStart, hitThisRun: hits)
+        state.withLock { state in
+            state.sizeAtTrim = report.sizeAfter
+            state.addedSinceTrim = 0
+            state.trimming = false
+            state.statistics.trims += 1
+            state.statistics.evicted += report.evicted
+            state.statistics.evictedBytes += report.evictedBytes
+            state.statistics.evictedFromThisRun += report.evictedFromThisRun
+        }
+        return report
+    }
+
+    private func miss() -> CacheEntry? {
+        state.withLock { $0.statistics.misses += 1 }
+        return nil
+    }
+
+    /// Exactly `size` bytes from `fd`, or nil when the file is shorter or longer than `fstat` said.
+    private static func readAll(_ fd: Int32, size: Int) -> [UInt8]? {
+        var file = [UInt8](repeating: 0, count: size + 1)  // one more, to see a file that grew
+        var filled = 0
+        while filled < file.count {
+            let count = file.withUnsafeMutableBytes { Foundation.read(fd, $0.baseAddress! + filled, $0.count - filled) }  // never empty: size + 1
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            filled += count
+        }
+        guard filled == size else { return nil }
+        file.removeLast()
+        return file
+    }
+
+    /// Removes a damaged entry unless a writer has just renamed a good one over it (checked by inode:
+    /// an optimisation only, a lost race costs one encode).
+    private static func removeIfStill(_ path: String, device: dev_t, inode: ino_t) {
+        guard let now = RawPath.status(path), now.st_dev == device, now.st_ino == inode else { return }
+        _ = RawPath.withCString(path) { unlink($0) }
+    }
+
+    /// CACHEDIR.TAG (bford.info/cachedir): backup tools that honour it skip the cache.
+    private static func tagAsCache(_ directory: String) {
+        let tag = "\(directory)/CACHEDIR.TAG"
+        guard RawPath.status(tag) == nil else { return }
+        let text = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by imgprep.\n# For information about cache directory tags see https://bford.info/cachedir/\n"
+        try? AtomicWriter.write(Array(text.utf8), to: tag)  // a convenience; a read-only cache works without it
+    }
+}
+
+/// Counts for the run's summary.
+public struct CacheStatistics: Sendable, Equatable, Codable {
+    public var hits = 0
+    public var misses = 0
+    /// Entries found damaged (truncated, wrong checksum or key, unreadable), counted as misses and removed.
+    public var damaged = 0
+    public var stored = 0
+    /// Directory scans: the first store of a run, then only when stores take the cache over its limit.
+    public var trims = 0
+    public var evicted = 0
+    public var evictedBytes = 0
+    /// Evicted entries this run had used or stored: the limit is smaller than one run's outputs, and
+    /// worth a warning that suggests a larger `--cache-max-size`.
+    public var evictedFromThisRun = 0
+
+    public init() {}
+}
