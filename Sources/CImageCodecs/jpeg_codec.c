@@ -505,3 +505,13 @@ int cic_jpeg_encode_ycbcr420(const uint8_t *y, size_t y_stride,
                   short_rows ? "plane stride shorter than a row" : NULL, out, out_size, err, errlen);
 }
 
+
+#define CIC_STRINGIFY(x) #x
+#define CIC_VERSION_STRING(x) CIC_STRINGIFY(x)
+const char *cic_jpeg_version(void) {
+#ifdef LIBJPEG_TURBO_VERSION
+    return CIC_VERSION_STRING(LIBJPEG_TURBO_VERSION);
+#else
+    return "unknown";
+#endif
+}

@@ -257,3 +257,5 @@ int cic_png_encode(const uint8_t *pixels, int width, int height, int channels,
     png_destroy_write_struct(&png, &info);
     return 0;
 }
+
+unsigned long cic_png_version(void) { return (unsigned long)png_access_version_number(); }

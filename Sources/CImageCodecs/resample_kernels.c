@@ -48,3 +48,12 @@ void cic_horizontal_taps(const float *line, const long *starts, const float *wei
         out[x] = v <= 0 ? 0 : v >= 255 ? 255 : (uint8_t)v;   /* Lanczos overshoots near edges */
     }
 }
+
+int cic_resize_uses_avx2(void) {
+#if defined(__x86_64__) && defined(__clang__)
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+    return 0;
+#endif
+}

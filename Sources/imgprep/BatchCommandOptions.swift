@@ -15,6 +15,11 @@ struct BatchCommandOptions {
     var timeout: Double? = 600
     /// Bytes the files in flight may be estimated to need together.
     var memoryLimit = MemoryBudget.defaultLimit() ?? Int.max
+    /// This copy's share of the inputs (--shard K/N or auto).
+    var shard: ShardSpec?
+    /// The output cache directory (--cache, or IMGPREP_CACHE) and its size limit.
+    var cacheDirectory: String?
+    var cacheMaxSize = OutputCache.defaultMaxSize
 
     init(_ args: ParsedArguments, defaultQuality: Int) throws {
         func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
@@ -61,6 +66,15 @@ struct BatchCommandOptions {
             }
             timeout = seconds == 0 ? nil : seconds
         }
+        if let text = args.value("shard") {
+            do {
+                shard = try ShardSpec(parsing: text, environment: ProcessInfo.processInfo.environment)
+            } catch {
+                throw UsageError(description: "\(error); see 'imgprep \(args.command) --help'")
+            }
+        }
+        cacheDirectory = OutputCache.directory(option: args.value("cache"), environment: ProcessInfo.processInfo.environment)
+        cacheMaxSize = try args.value("cache-max-size", as: "a size such as 500MB or 2GiB", ByteSize.parse) ?? cacheMaxSize
         batch.existing = args.has("update") ? .update : args.has("skip-existing") ? .skip : .overwrite
         batch.dryRun = args.has("dry-run")
         batch.preserveModificationTime = args.has("preserve-mtime")
@@ -72,32 +86,20 @@ struct BatchCommandOptions {
         report = args.has("json") ? .json : args.has("quiet") ? .quiet : args.has("verbose") ? .verbose : .normal
     }
 
-    /// Collects input paths from arguments, --files-from, or piped standard input.
-    func inputPaths() throws -> [String] {
-        var result = paths
+    /// Where a list of paths is read from: --files-from FILE (`-`: standard input), or standard input
+    /// when it is a pipe or a file and no path was given. nil: the arguments are the whole list.
+    func list() throws -> JobSource.List? {
         if let filesFrom {
-            let data: Data
-            if filesFrom == "-" {
-                data = FileHandle.standardInput.readDataToEndOfFile()
-            } else {
-                guard let bytes = try? RawPath.read(filesFrom) else {
-                    throw UsageError(description: "cannot read --files-from '\(filesFrom)'")
-                }
-                data = Data(bytes)
+            if filesFrom == "-" { return JobSource.List(descriptor: STDIN_FILENO, nullSeparated: nullSeparated) }
+            let descriptor = RawPath.withCString(filesFrom) { open($0, O_RDONLY | O_CLOEXEC) }
+            guard descriptor >= 0 else {
+                throw UsageError(description: "cannot read --files-from '\(filesFrom)': \(String(cString: strerror(errno)))")
             }
-            result += split(data)
-        } else if paths.isEmpty && isatty(STDIN_FILENO) == 0 {
-            result += split(FileHandle.standardInput.readDataToEndOfFile())
+            return JobSource.List(descriptor: descriptor, nullSeparated: nullSeparated)
         }
-        return result
-    }
-
-    private func split(_ data: Data) -> [String] {
-        let separator: UInt8 = nullSeparated ? 0 : UInt8(ascii: "\n")
-        return data.split(separator: separator).map { line in
-            var bytes = Array(line)
-            if !nullSeparated, bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
-            return RawPath.decode(bytes)
-        }.filter { !$0.isEmpty }
+        if paths.isEmpty && isatty(STDIN_FILENO) == 0 {
+            return JobSource.List(descriptor: STDIN_FILENO, nullSeparated: nullSeparated)
+        }
+        return nil
     }
 }

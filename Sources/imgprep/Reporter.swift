@@ -9,39 +9,39 @@ final class Reporter: Sendable {
     let mode: Mode
     let command: String
     let budget: Int?
+    /// This copy's shard, named in every JSON line and the summary.
+    let shard: ShardSpec?
     private let progress: Mutex<Progress>
     private let showProgress: Bool
 
     private struct Progress {
-        var total = 0
+        var source: JobSource?
         var done = 0
         var start = Date()
         var lineShown = false
     }
 
-    init(mode: Mode, command: String, budget: Int?) {
+    init(mode: Mode, command: String, budget: Int?, shard: ShardSpec? = nil) {
         self.mode = mode
         self.command = command
         self.budget = budget
+        self.shard = shard
         self.progress = Mutex(Progress())
         self.showProgress = isatty(STDERR_FILENO) != 0 && (mode == .normal || mode == .verbose)
     }
 
-    func start(total: Int) {
-        progress.withLock { $0.total = total; $0.start = Date() }
+    /// The jobs' source tells the progress bar how many files there are so far (and whether more come).
+    func start(_ source: JobSource) {
+        progress.withLock { $0.source = source; $0.start = Date() }
     }
 
     func usageError(_ message: String) {
         writeError("imgprep: \(message)")
     }
 
-    /// A path that never became a job (missing, a directory without -r).
-    func fileError(_ path: String, _ reason: String) {
-        if mode == .json {
-            printJSON(json(FileOutcome(job: BatchJob(input: path, output: ""), failure: ImagePrepError(.io, reason))))
-        } else {
-            writeError("imgprep: \(path): \(reason)")
-        }
+    /// A warning about the whole run, not one file.
+    func warning(_ message: String) {
+        if mode != .quiet && mode != .json { writeError("imgprep: warning: \(message)") }
     }
 
     func report(_ outcome: FileOutcome) {
@@ -70,12 +70,14 @@ final class Reporter: Sendable {
                                          "failed": summary.failed, "seconds": (seconds * 1000).rounded() / 1000,
                                          "encodes": summary.encodes, "interrupted": summary.interrupted]
             if let budget { fields["budget"] = budget }
+            if let shard { fields["shard"] = shard.description }
             printJSON(["summary": fields])
             return
         }
         guard mode != .quiet || summary.interrupted else { return }
         let verb = command == "compress" ? "compressed" : "converted"
         var text = "\(summary.converted) \(verb), \(summary.skipped) skipped, \(summary.failed) failed in \(String(format: "%.1f", seconds))s"
+        if let shard { text += " (shard \(shard))" }
         if summary.interrupted { text = "interrupted: " + text }
         writeError(text)
     }
@@ -110,6 +112,9 @@ final class Reporter: Sendable {
         if outcome.status == .skipped { object["reason"] = outcome.reason ?? NSNull() }
         if outcome.status == .ok, let reason = outcome.reason { object["dry_run"] = true; object["note"] = reason }
         if outcome.passedThrough { object["unchanged"] = true }
+        if outcome.cached { object["cached"] = true }
+        if let first = outcome.duplicateOf { object["duplicate_of"] = first }
+        if let shard { object["shard"] = shard.description }
         if let budget { object["budget"] = budget }
         return object
     }
@@ -134,11 +139,16 @@ final class Reporter: Sendable {
             state.lineShown = true
             let elapsed = max(Date().timeIntervalSince(state.start), 0.001)
             let rate = Double(state.done) / elapsed
-            let remaining = rate > 0 ? Double(state.total - state.done) / rate : 0
+            let total = max(state.source?.jobsFound ?? 0, state.done)
+            // While a list is still arriving the total is a floor: "12/40+", and no ETA yet.
+            guard state.source?.isDrained ?? true else {
+                return String(format: "\r%d/%d+  %.1f files/s ", state.done, total, rate)
+            }
+            let remaining = rate > 0 ? Double(total - state.done) / rate : 0
             let width = 24
-            let filled = state.total > 0 ? width * state.done / state.total : width
+            let filled = total > 0 ? width * state.done / total : width
             let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
-            return String(format: "\r[%@] %d/%d  %.1f files/s  ETA %.0fs ", bar, state.done, state.total, rate, remaining)
+            return String(format: "\r[%@] %d/%d  %.1f files/s  ETA %.0fs ", bar, state.done, total, rate, remaining)
         }
         FileHandle.standardError.write(Data(line.utf8))
     }

@@ -1,25 +1,34 @@
 import Foundation
 import ImagePrep
 
-/// Runs a convert or compress batch end to end: plan, run, report, exit status.
+/// Runs a convert or compress batch end to end: find the inputs (as they arrive), plan their outputs,
+/// prepare them in worker processes, write, report, and say the exit status.
 func runBatch(_ options: BatchCommandOptions, command: String) async -> Int32 {
-    let reporter = Reporter(mode: options.report, command: command, budget: options.settings.budget?.maxBytes)
-    let inputs: [String]
+    let reporter = Reporter(mode: options.report, command: command, budget: options.settings.budget?.maxBytes,
+                            shard: options.shard)
+    let list: JobSource.List?
     do {
-        inputs = try options.inputPaths()
+        list = try options.list()
     } catch {
         reporter.usageError("\(error)")
         return 2
     }
-    if inputs.isEmpty {
+    if options.paths.isEmpty && list == nil {
         reporter.usageError("no input files; see 'imgprep \(command) --help'")
         return 2
     }
-    let expanded = BatchPlan.expand(inputs, recursive: options.recursive, excluding: options.outputDirectory)
-    for (path, reason) in expanded.errors { reporter.fileError(path, reason) }
-    let jobs = BatchPlan.jobs(for: expanded.inputs, format: options.settings.format,
-                              outputDirectory: options.outputDirectory, inPlace: options.batch.inPlace)
+    let cache: OutputCache?
+    do {
+        cache = try options.cacheDirectory.map { try OutputCache(directory: $0, maxSize: options.cacheMaxSize) }
+    } catch {
+        reporter.usageError("cannot use the cache directory: \(error)")
+        return 2
+    }
 
+    let planner = JobPlanner(format: options.settings.format, outputDirectory: options.outputDirectory,
+                             inPlace: options.batch.inPlace)
+    let source = JobSource(arguments: options.paths, list: list, recursive: options.recursive,
+                           excluding: options.outputDirectory, planner: planner, shard: options.shard)
     let cancellation = CancellationFlag()
     // Files are prepared in worker processes (this same binary, see main.swift): a crash or a hang in a
     // decoder costs one file, not the batch.
@@ -29,22 +38,26 @@ func runBatch(_ options: BatchCommandOptions, command: String) async -> Int32 {
                                 timeout: options.timeout, memoryBudget: options.memoryLimit))
     let signals = SignalWatcher {
         cancellation.cancel()
+        source.cancel()
         pool.stop()
     }
-    reporter.start(total: jobs.count)
+    reporter.start(source)
     // IMGPREP_ISOLATION=off prepares files in this process: only for measuring what isolation costs
     // (make bench); a crash in a decoder then ends the whole batch.
     let isolated = ProcessInfo.processInfo.environment["IMGPREP_ISOLATION"] != "off"
     if !isolated { FileConverter.tuneAllocator() }
     let isolatedPrepare: FileConverter.Prepare = { file, settings in try await pool.prepare(file, settings: settings) }
     let converter = FileConverter(settings: options.settings, options: options.batch, cancellation: cancellation,
+                                  reuse: OutputReuse(settings: options.settings, cache: cache),
                                   prepare: isolated ? isolatedPrepare : FileConverter.inProcess)
-    var summary = await BatchRunner.run(jobs, limit: options.batch.jobs, failFast: options.batch.failFast,
+    let summary = await BatchRunner.run(source, limit: options.batch.jobs, failFast: options.batch.failFast,
                                         cancellation: cancellation,
                                         work: { job, context in await converter.convert(job, context: context) },
                                         onOutcome: { outcome in reporter.report(outcome) })
     pool.stop()
-    summary.failed += expanded.errors.count
+    if let cache, cache.statistics.evictedFromThisRun > 0 {
+        reporter.warning("the cache at \(cache.directory) is smaller than this run's outputs (--cache-max-size \(ByteSize.format(cache.maxSize))): some of them were evicted")
+    }
     reporter.finish(summary)
     if summary.interrupted { return 128 + signals.received }
     return summary.failed > 0 ? 1 : 0

@@ -20,8 +20,8 @@ struct BatchPoolTests {
         var mostAdmitted: Int { state.withLock { $0.mostAdmitted } }
     }
 
-    static func jobs(_ count: Int) -> [BatchJob] {
-        (0..<count).map { BatchJob(input: "in\($0)", output: "out\($0)") }
+    static func jobs(_ count: Int) -> JobSource {
+        JobSource((0..<count).map { BatchJob(input: "in\($0)", output: "out\($0)") })
     }
 
     @Test func theRunnerNeverRunsMoreThanItsLimit() async {

@@ -157,7 +157,7 @@ import Testing
         #expect(try Data(contentsOf: dir.appendingPathComponent("IMG_1.png")) == before)
     }
 
-    @Test func twoInputsWritingOneOutputBothFail() throws {
+    @Test func twoInputsWritingOneOutputTheSecondFails() throws {
         let dir = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         for sub in ["a", "b"] {
@@ -166,8 +166,9 @@ import Testing
         }
         let run = try TestSupport.imgprep(["convert", "a/x.heic", "b/x.heic", "-o", "out"], cwd: dir)
         #expect(run.status == 1)
-        #expect(run.stderr.components(separatedBy: "would also be written from").count == 3, "\(run.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out/x.jpg").path))
+        #expect(run.stderr.contains("imgprep: b/x.heic: out/x.jpg is written from a/x.heic already"), "\(run.stderr)")
+        #expect(!run.stderr.contains("imgprep: a/x.heic:"), "\(run.stderr)")
+        #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("out/x.jpg").path))
     }
 
     @Test(arguments: [

@@ -15,19 +15,6 @@ import Testing
         #expect(OutputNaming.outputPath(for: "photos/2024/x.heic", format: .jpeg, directory: "out/", relativeTo: "photos") == "out/2024/x.jpg")
     }
 
-    @Test func collisionsAreErrorsForEveryInputInvolved() {
-        let inputs = ["a/IMG_1.heic", "b/IMG_1.heic", "c.jpg", "d.HEIC"]
-        let outputs = inputs.map { OutputNaming.outputPath(for: $0, format: .jpeg, directory: "out") }
-        let problems = OutputNaming.conflicts(inputs: inputs, outputs: outputs)
-        #expect(Set(problems.keys) == [0, 1])
-    }
-
-    @Test func outputReplacingItsInputIsAnError() {
-        let problems = OutputNaming.conflicts(inputs: ["./x.jpg", "y.png"], outputs: ["x.jpg", "y.jpg"])
-        #expect(problems.keys.sorted() == [0])
-        #expect(problems[0]?.contains("replace its own input") == true)
-    }
-
     @Test func normalizesDotsAndSlashes() {
         #expect(OutputNaming.normalize("./a//b/../c.jpg") == "a/c.jpg")
         #expect(OutputNaming.normalize("/x/./y") == "/x/y")

@@ -32,13 +32,16 @@ enum TestSupport {
         var stderr: String
     }
 
-    /// Runs a program to completion; stdin is /dev/null unless `input` is given.
+    /// Runs a program to completion; stdin is /dev/null unless `input` is given. `environment` replaces
+    /// the test's own environment when given.
     @discardableResult
-    static func run(_ executable: String, _ arguments: [String], input: Data? = nil, cwd: URL? = nil) throws -> Run {
+    static func run(_ executable: String, _ arguments: [String], input: Data? = nil, cwd: URL? = nil,
+                    environment: [String: String]? = nil) throws -> Run {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/env")
         process.arguments = executable.hasPrefix("/") ? arguments : [executable] + arguments
         if let cwd { process.currentDirectoryURL = cwd }
+        if let environment { process.environment = environment }
         let out = Pipe(), err = Pipe(), inPipe = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -75,8 +78,20 @@ enum TestSupport {
     }
 
     @discardableResult
-    static func imgprep(_ arguments: [String], input: Data? = nil, cwd: URL? = nil) throws -> Run {
-        try run(binary, arguments, input: input, cwd: cwd)
+    static func imgprep(_ arguments: [String], input: Data? = nil, cwd: URL? = nil,
+                        environment: [String: String]? = nil) throws -> Run {
+        try run(binary, arguments, input: input, cwd: cwd, environment: environment)
+    }
+
+    /// The test's environment without any variable a CI system or scheduler sets for sharding, plus `extra`.
+    static func environment(adding extra: [String: String] = [:]) -> [String: String] {
+        let sharding = ["CI_NODE_INDEX", "CI_NODE_TOTAL", "CIRCLE_NODE_INDEX", "CIRCLE_NODE_TOTAL", "BUILDKITE_PARALLEL_JOB",
+                        "BUILDKITE_PARALLEL_JOB_COUNT", "JOB_COMPLETION_INDEX", "IMGPREP_SHARD_COUNT", "IMGPREP_CACHE"]
+        var environment = ProcessInfo.processInfo.environment.filter { key, _ in
+            !sharding.contains(key) && !key.hasPrefix("SLURM_ARRAY_")
+        }
+        environment.merge(extra) { _, new in new }
+        return environment
     }
 
     static func toolExists(_ name: String) -> Bool {

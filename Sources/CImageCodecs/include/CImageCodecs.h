@@ -200,6 +200,13 @@ void cic_horizontal_taps(const float *line, const long *starts, const float *wei
  * close-on-exec atomically, or a worker spawned meanwhile by another thread would inherit them. */
 int cic_pipe_cloexec(int fds[2]);
 
+/* Versions, for the output cache's key: libjpeg-turbo's (as built against; "2.1.5"), libpng's
+ * (running; 10639 for 1.6.39), and whether the resize loops run their AVX2/FMA build (whose float
+ * rounding may differ from the baseline build's). */
+const char *cic_jpeg_version(void);
+unsigned long cic_png_version(void);
+int cic_resize_uses_avx2(void);
+
 /* Fixes glibc's mmap and trim thresholds (M_MMAP_THRESHOLD, M_TRIM_THRESHOLD): see BatchRunner for why. */
 void cic_tune_allocator(size_t mmap_threshold, size_t trim_threshold);
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// What the pool tells the per-file work when it starts a job.
 public struct JobContext: Sendable {
@@ -6,40 +7,57 @@ public struct JobContext: Sendable {
     public var threads: Int
 }
 
-/// A bounded pool: at most `limit` jobs are in flight at once, however long the list; outcomes arrive in
-/// completion order. What a job does is the caller's `work`, so the pool is tested without real images.
+/// A bounded pool: at most `limit` jobs are in flight at once, however long the list. Jobs start as the
+/// source produces them, and each outcome is reported as soon as it is known, even while the source is
+/// still waiting for the rest of a list. What a job does is the caller's `work`, so the pool is tested
+/// without real images.
 public enum BatchRunner {
-    public static func run(_ jobs: [BatchJob], limit: Int, failFast: Bool = false, cancellation: CancellationFlag,
+    public static func run(_ source: JobSource, limit: Int, failFast: Bool = false, cancellation: CancellationFlag,
                            work: @escaping @Sendable (BatchJob, JobContext) async -> FileOutcome,
                            onOutcome: @escaping @Sendable (FileOutcome) -> Void) async -> BatchSummary {
-        var summary = BatchSummary()
         let limit = max(1, limit)
         let cores = ProcessInfo.processInfo.activeProcessorCount
-        await withTaskGroup(of: FileOutcome.self) { group in
-            var next = 0
-            var stop = false
-            func startNext() {
-                guard !stop, next < jobs.count, !cancellation.isCancelled else { return }
-                let job = jobs[next]
-                // Near the end of the list fewer images share the cores, so each may use more threads.
-                let context = JobContext(threads: max(1, cores / max(1, min(limit, jobs.count - next))))
-                next += 1
-                group.addTask { await work(job, context) }
-            }
-            for _ in 0..<limit { startNext() }
-            for await outcome in group {
-                if cancellation.isCancelled && outcome.status == .failed && outcome.errorKind == .interrupted { continue }
-                switch outcome.status {
-                case .ok: summary.converted += 1
-                case .skipped: summary.skipped += 1
-                case .failed: summary.failed += 1
+        let slots = Slots(limit)
+        let stopped = Atomic<Bool>(false)
+        let running = Atomic<Int>(0)
+        let (outcomes, delivery) = AsyncStream.makeStream(of: FileOutcome.self)
+        // The feeder waits for jobs and free slots; the loop below only reports. Finishing takes every
+        // slot back, that is, waits until every started job has been reported. Stopping (fail-fast, a
+        // signal) cancels the source, so a feeder waiting on an open pipe is not left waiting.
+        let feeder = Task {
+            while true {
+                await slots.take()
+                guard !stopped.load(ordering: .relaxed), !cancellation.isCancelled, let job = await source.next() else {
+                    slots.give()
+                    break
                 }
-                summary.encodes += outcome.encodes ?? 0
-                onOutcome(outcome)
-                if failFast && outcome.status == .failed { stop = true }
-                startNext()
+                let inFlight = running.add(1, ordering: .relaxed).newValue
+                // Near the end of the list fewer images share the cores, so each may use more threads.
+                let sharing = source.isDrained ? inFlight : limit
+                let context = JobContext(threads: max(1, cores / max(1, min(limit, sharing))))
+                Task { delivery.yield(await work(job, context)) }
+            }
+            for _ in 0..<limit { await slots.take() }
+            delivery.finish()
+        }
+        var summary = BatchSummary()
+        for await outcome in outcomes {
+            running.subtract(1, ordering: .relaxed)
+            defer { slots.give() }
+            if cancellation.isCancelled && outcome.status == .failed && outcome.errorKind == .interrupted { continue }
+            switch outcome.status {
+            case .ok: summary.converted += 1
+            case .skipped: summary.skipped += 1
+            case .failed: summary.failed += 1
+            }
+            summary.encodes += outcome.encodes ?? 0
+            onOutcome(outcome)
+            if failFast && outcome.status == .failed {
+                stopped.store(true, ordering: .relaxed)
+                source.cancel()
             }
         }
+        await feeder.value
         summary.interrupted = cancellation.isCancelled
         return summary
     }

@@ -12,12 +12,15 @@ public struct FileConverter: Sendable {
     public var cancellation: CancellationFlag
     /// Turns input bytes into output bytes: `ImagePipeline.prepare` in this process, or a worker's.
     public var prepare: Prepare
+    /// Outputs found in the cache or made for an identical input; nil prepares every file.
+    public var reuse: OutputReuse?
 
     public init(settings: ConversionSettings, options: BatchOptions, cancellation: CancellationFlag,
-                prepare: @escaping Prepare = FileConverter.inProcess) {
+                reuse: OutputReuse? = nil, prepare: @escaping Prepare = FileConverter.inProcess) {
         self.settings = settings
         self.options = options
         self.cancellation = cancellation
+        self.reuse = reuse
         self.prepare = prepare
     }
 
@@ -35,7 +38,7 @@ public struct FileConverter: Sendable {
     private func convertUntimed(_ job: BatchJob, context: JobContext) async -> FileOutcome {
         var outcome = FileOutcome(job: job, status: .ok)
         if let problem = job.problem {
-            return FileOutcome(job: job, failure: ImagePrepError(.output, problem))
+            return FileOutcome(job: job, failure: problem)
         }
         if let reason = Self.skipReason(job, options: options) {
             outcome.status = .skipped
@@ -53,7 +56,16 @@ public struct FileConverter: Sendable {
             }
             var jobSettings = settings
             jobSettings.threadsPerImage = context.threads
-            let prepared = try await prepare(bytes, jobSettings)
+            let key = reuse?.key(for: bytes)
+            let prepared: PreparedImage
+            if let reuse, let key {
+                let source: OutputReuse.Source
+                (prepared, source) = try await reuse.output(for: key, input: job.input) { try await prepare(bytes, jobSettings) }
+                outcome.cached = source == .cache
+                if case .duplicate(let first) = source { outcome.duplicateOf = first }
+            } else {
+                prepared = try await prepare(bytes, jobSettings)
+            }
             outcome.format = prepared.format
             outcome.width = prepared.width
             outcome.height = prepared.height
@@ -69,6 +81,7 @@ public struct FileConverter: Sendable {
             let mtime = options.preserveModificationTime ? FileTimestamp(modificationOf: job.input) : nil
             try AtomicWriter.write(prepared.bytes, to: job.output,
                                    permissionsFrom: options.inPlace ? job.input : nil, modificationTime: mtime)
+            if let key { reuse?.written(key, input: job.input, output: job.output, image: prepared) }
         } catch let error as ImagePrepError {
             return FileOutcome(job: job, failure: error)
         } catch {

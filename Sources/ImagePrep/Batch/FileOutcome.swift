@@ -15,6 +15,10 @@ public struct FileOutcome: Sendable {
     public var quality: Int?
     public var encodes: Int?
     public var passedThrough = false
+    /// Written from the output cache, without decoding.
+    public var cached = false
+    /// The same bytes and settings as this earlier input of the run: its output, copied.
+    public var duplicateOf: String?
     public var warnings: [String] = []
     public var milliseconds = 0
 

@@ -39,30 +39,6 @@ public enum OutputNaming {
         directory.hasSuffix("/") ? directory + name : directory + "/" + name
     }
 
-    /// Groups inputs whose outputs collide with each other or with an input (the same path after
-    /// normalising `.` and `..`; the file system is assumed case-sensitive). Returns, per input index, why
-    /// it cannot be written; inputs absent from the result are fine.
-    public static func conflicts(inputs: [String], outputs: [String]) -> [Int: String] {
-        var problems: [Int: String] = [:]
-        let normalizedInputs = Set(inputs.map(normalize))
-        var byOutput: [String: [Int]] = [:]
-        for (index, output) in outputs.enumerated() { byOutput[normalize(output), default: []].append(index) }
-        for (output, indices) in byOutput {
-            if indices.count > 1 {
-                let others = indices.map { inputs[$0] }
-                for index in indices {
-                    let rest = others.filter { $0 != inputs[index] }
-                    problems[index] = "\(outputs[index]) would also be written from \(rest.joined(separator: ", ")); rename one or use separate output directories"
-                }
-            } else if let index = indices.first, normalizedInputs.contains(output) {
-                problems[index] = normalize(inputs[index]) == output
-                    ? "the output \(outputs[index]) would replace its own input; use -o DIR (or --in-place with compress)"
-                    : "the output \(outputs[index]) would replace another input"
-            }
-        }
-        return problems
-    }
-
     /// Collapses `.`, `..` and repeated slashes, purely lexically.
     public static func normalize(_ path: String) -> String {
         let absolute = path.hasPrefix("/")

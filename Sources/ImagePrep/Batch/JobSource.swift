@@ -1,0 +1,155 @@
+import Foundation
+import Synchronization
+
+/// Something a batch learns about its inputs, in order.
+enum InputEvent: Sendable {
+    /// Paths known together: one argument, one directory's image files, or the paths of one read of a
+    /// list. The planner sees each group whole before any of its files starts.
+    case inputs([InputPath])
+    /// A path that cannot be an input (missing, a directory without -r), with the reason.
+    case unusable(path: String, reason: String)
+}
+
+/// The jobs of a batch as they become known: the arguments first (directories walked one at a time
+/// with -r), then the paths of a list as they arrive on a pipe or from a file, each named and checked
+/// by a `JobPlanner` and, with `--shard`, kept only when in this shard. A thread of its own produces
+/// them at most a few hundred ahead of the batch, so the first file starts while the list is still
+/// being written, and memory follows the pool, not the list.
+public final class JobSource: Sendable {
+    /// Where a list of paths comes from: an open file descriptor (standard input, or --files-from).
+    public struct List: Sendable {
+        public var descriptor: Int32
+        public var nullSeparated: Bool
+
+        public init(descriptor: Int32, nullSeparated: Bool) {
+            self.descriptor = descriptor
+            self.nullSeparated = nullSeparated
+        }
+    }
+
+    private let channel: BoundedChannel<BatchJob>
+    private let count = Atomic<Int>(0)
+
+    /// - Parameter excluding: a directory never to descend into (the output directory, so a second
+    ///   run of `-r . -o out` does not take its own outputs as inputs).
+    public init(arguments: [String], list: List?, recursive: Bool, excluding: String?,
+                planner: JobPlanner, shard: ShardSpec? = nil) {
+        let channel = BoundedChannel<BatchJob>(capacity: 256)
+        self.channel = channel
+        let walker = DirectoryWalker(excluding: excluding.map(BatchPlan.canonicalPath))
+        Thread.detachNewThread { [self] in
+            var planner = planner
+            func inShard(_ input: InputPath) -> Bool { shard.map { $0.contains(ShardSpec.key(for: input)) } ?? true }
+            func deliver(_ event: InputEvent) {
+                switch event {
+                case .unusable(let path, let reason):
+                    guard inShard(InputPath(path: path)) else { return }
+                    count.add(1, ordering: .relaxed)
+                    channel.send(BatchJob(input: path, output: "", problem: ImagePrepError(.io, reason)))
+                case .inputs(let group):
+                    // Every copy plans every input, so all shards agree on who claims an output first.
+                    planner.expect(group)
+                    for input in group {
+                        guard let job = planner.job(for: input), inShard(input) else { continue }
+                        count.add(1, ordering: .relaxed)
+                        channel.send(job)
+                    }
+                }
+            }
+            func files(_ paths: [String]) -> [InputPath] { paths.filter { !RawPath.isDirectory($0) }.map { InputPath(path: $0) } }
+            // The argument list is known whole, and so is each read of a list: announced before planning.
+            planner.expect(files(arguments))
+            for argument in arguments { Self.expand(argument, recursive: recursive, walker: walker, deliver) }
+            if let list {
+                Self.read(list) { paths in
+                    planner.expect(files(paths))
+                    for path in paths { Self.expand(path, recursive: recursive, walker: walker, deliver) }
+                }
+            }
+            channel.finish()
+        }
+    }
+
+    /// A source of the given jobs, for tests of the pool.
+    init(_ jobs: [BatchJob]) {
+        channel = BoundedChannel(jobs)
+        count.store(jobs.count, ordering: .relaxed)
+    }
+
+    /// The next job, or nil when every argument and the whole list have been seen.
+    public func next() async -> BatchJob? { await channel.next() }
+
+    /// No job is left to come.
+    public var isDrained: Bool { channel.isDrained }
+
+    /// Stops handing out jobs (the batch is stopping): `next` returns nil from now on, even while the
+    /// list is still open.
+    public func cancel() { channel.cancel() }
+
+    /// Jobs handed out or waiting so far (the total, once drained).
+    public var jobsFound: Int { count.load(ordering: .relaxed) }
+
+    private static func expand(_ argument: String, recursive: Bool, walker: DirectoryWalker,
+                               _ deliver: (InputEvent) -> Void) {
+        guard RawPath.status(argument) != nil else {
+            return deliver(.unusable(path: argument, reason: "no such file or directory"))
+        }
+        guard RawPath.isDirectory(argument) else { return deliver(.inputs([InputPath(path: argument)])) }
+        guard recursive else {
+            return deliver(.unusable(path: argument, reason: "is a directory; use -r to convert the images inside it"))
+        }
+        let root = argument.hasSuffix("/") && argument.count > 1 ? String(argument.dropLast()) : argument
+        walker.walk(root) { files in deliver(.inputs(files.map { InputPath(path: $0, root: root) })) }
+    }
+
+    /// Reads paths as they arrive, one separator-terminated path at a time (the last may lack it),
+    /// handing over each read's complete paths together.
+    private static func read(_ list: List, _ deliver: ([String]) -> Void) {
+        let separator: UInt8 = list.nullSeparated ? 0 : UInt8(ascii: "\n")
+        var pending: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        func path(_ bytes: ArraySlice<UInt8>) -> String? {
+            var bytes = bytes
+            if !list.nullSeparated, bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+            return bytes.isEmpty ? nil : RawPath.decode(bytes)
+        }
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Foundation.read(list.descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            pending += chunk[0..<count]
+            guard let last = pending.lastIndex(of: separator) else { continue }
+            deliver(pending[..<last].split(separator: separator, omittingEmptySubsequences: true).compactMap(path))
+            pending.removeSubrange(...last)
+        }
+        if let final = path(pending[...]) { deliver([final]) }
+    }
+}
+
+/// Walks directory trees depth first in name order, handing over each directory's image files (sorted)
+/// before descending into its subdirectories. Skips the excluded directory, directories already seen
+/// (symlink loops), and our own temporary files (`.NAME.imgprep-XXXXXX`) of a run still going on.
+struct DirectoryWalker: Sendable {
+    let excluding: String?
+
+    func walk(_ root: String, _ deliver: ([String]) -> Void) {
+        var visited: Set<String> = [BatchPlan.canonicalPath(root)]
+        walk(root, visited: &visited, deliver)
+    }
+
+    private func walk(_ directory: String, visited: inout Set<String>, _ deliver: ([String]) -> Void) {
+        var files: [String] = [], subdirectories: [String] = []
+        for name in (RawPath.names(in: directory) ?? []).sorted() {
+            let path = directory + "/" + name
+            if name.hasPrefix("."), name.contains(".imgprep-") { continue }
+            if RawPath.isDirectory(path) {
+                let canonical = BatchPlan.canonicalPath(path)
+                if canonical != excluding && visited.insert(canonical).inserted { subdirectories.append(path) }
+            } else if BatchPlan.looksLikeImage(path) {
+                files.append(path)
+            }
+        }
+        if !files.isEmpty { deliver(files) }
+        for subdirectory in subdirectories { walk(subdirectory, visited: &visited, deliver) }
+    }
+}

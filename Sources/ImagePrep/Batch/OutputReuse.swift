@@ -1,0 +1,125 @@
+import Synchronization
+
+/// Outputs a batch need not prepare again: entries of the output cache (`--cache`), and files whose bytes
+/// and settings equal another input's in this run, which are prepared once. Both are found by the same
+/// key (SHA-256 of the input's bytes, the settings that change outputs, and the versions).
+public final class OutputReuse: Sendable {
+    /// Where a file's output came from.
+    public enum Source: Sendable, Equatable {
+        case prepared
+        case cache
+        /// The same bytes and settings as this earlier input of the run.
+        case duplicate(of: String)
+    }
+
+    public let cache: OutputCache?
+    private let fingerprint: [UInt8]
+    private let versions: [String]
+    private let state = Mutex(State())
+
+    private struct State {
+        /// Keys being prepared now: the first input and who waits for its result.
+        var inFlight: [CacheKey: Waiters] = [:]
+        /// Outputs written this run, most recent last (bounded), to copy for a later duplicate.
+        var written: [CacheKey: Written] = [:]
+        var order: [CacheKey] = []
+    }
+
+    private struct Waiters {
+        var input: String
+        var continuations: [CheckedContinuation<Result<PreparedImage, Error>, Never>] = []
+    }
+
+    private struct Written {
+        var input: String
+        var output: String
+        var digest: [UInt8]
+        var summary: PreparedImage   // without its bytes
+    }
+
+    /// How many written outputs are remembered for later duplicates (a path and a digest each).
+    private static let rememberedOutputs = 4096
+
+    /// - Parameter settings: the batch's settings; the fields that cannot change an output are ignored.
+    public init(settings: ConversionSettings, cache: OutputCache?) {
+        var keyed = settings
+        keyed.threadsPerImage = 1   // threads change the speed, never the bytes
+        self.fingerprint = (try? CacheKey.fingerprint(of: keyed)) ?? []
+        self.versions = CodecVersions.all
+        self.cache = cache
+    }
+
+    public func key(for input: [UInt8]) -> CacheKey {
+        CacheKey(input: input, settingsFingerprint: fingerprint, versions: versions)
+    }
+
+    /// The output for `input` (bytes read from the file `path`): from the cache, from an identical input
+    /// prepared (or being prepared) in this run, or by calling `prepare`, whose result is then cached.
+    /// - Returns: the output and where it came from; `encodes` is 0 unless it was prepared here.
+    public func output(for key: CacheKey, input path: String,
+                       prepare: () async throws -> PreparedImage) async throws -> (PreparedImage, Source) {
+        if let entry = cache?.lookup(key) { return (entry.output.preparedImage(bytes: entry.bytes), .cache) }
+        enum Role { case first, waiter(of: String), copy(Written) }
+        let role = state.withLock { state -> Role in
+            if let written = state.written[key] { return .copy(written) }
+            if let waiters = state.inFlight[key] { return .waiter(of: waiters.input) }
+            state.inFlight[key] = Waiters(input: path)
+            return .first
+        }
+        switch role {
+        case .copy(let written):
+            // The earlier output, if it is still what this run wrote; else prepare again.
+            if let bytes = try? RawPath.read(written.output), SHA256.hash(bytes) == written.digest {
+                var reused = written.summary
+                reused.bytes = bytes
+                reused.encodes = 0
+                return (reused, .duplicate(of: written.input))
+            }
+            return (try await prepare(), .prepared)
+        case .waiter(let first):
+            let result = await withCheckedContinuation { continuation in
+                let late = state.withLock { state -> Bool in
+                    guard state.inFlight[key] != nil else { return true }
+                    state.inFlight[key]?.continuations.append(continuation)
+                    return false
+                }
+                if late { continuation.resume(returning: .failure(CancellationError())) }
+            }
+            switch result {
+            case .success(var image):
+                image.encodes = 0
+                return (image, .duplicate(of: first))
+            case .failure(let error as ImagePrepError):
+                throw ImagePrepError(error.kind, "\(error.description) (the same file as \(first))")
+            case .failure:
+                // The first finished between our two looks: take its written output or prepare.
+                return try await output(for: key, input: path, prepare: prepare)
+            }
+        case .first:
+            let result: Result<PreparedImage, Error>
+            do { result = .success(try await prepare()) } catch { result = .failure(error) }
+            let waiters = state.withLock { $0.inFlight.removeValue(forKey: key)?.continuations ?? [] }
+            waiters.forEach { $0.resume(returning: result) }
+            let image = try result.get()
+            if let cache, !image.passedThrough {
+                try? cache.store(key, bytes: image.bytes, output: CachedOutput(image))   // a cache is a bonus
+            }
+            return (image, .prepared)
+        }
+    }
+
+    /// Remembers that `image` for `key` now lies in `output`, for duplicates later in the run.
+    public func written(_ key: CacheKey, input: String, output: String, image: PreparedImage) {
+        var summary = image
+        summary.bytes = []
+        let written = Written(input: input, output: output, digest: SHA256.hash(image.bytes), summary: summary)
+        state.withLock { state in
+            guard state.written[key] == nil else { return }
+            state.written[key] = written
+            state.order.append(key)
+            if state.order.count > Self.rememberedOutputs {
+                state.written[state.order.removeFirst()] = nil
+            }
+        }
+    }
+}
