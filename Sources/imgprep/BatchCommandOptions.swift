@@ -31,8 +31,8 @@ struct BatchCommandOptions {
         }
         settings.jpeg.progressive = args.has("progressive")
         settings.pngCompressionLevel = try integer("png-compression", in: 0...9) ?? 6
-        if let budget = try args.value("max-bytes", as: "a size such as 250000, 500KB, 1.5MB or 1MiB", ByteSize.parse) {
-            var byteBudget = ByteBudget(maxBytes: budget)
+        if let budget = try args.value("max-bytes", as: "a size such as 250000, 500KB, 1.5MB or 1MiB", ByteSize.parseWithFamily) {
+            var byteBudget = ByteBudget(maxBytes: budget.bytes, family: budget.family)
             byteBudget.minQuality = try integer("min-quality", in: 1...100) ?? 40
             let step = try integer("step", in: 1...99) ?? 5
             byteBudget.strategy = try args.value("search", as: "binary or step") {

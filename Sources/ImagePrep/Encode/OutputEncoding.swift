@@ -39,7 +39,7 @@ enum OutputEncoding {
             let metadataBytes = encoder.metadataBytes(metadata)
             if metadataBytes + 1024 > budget.maxBytes {
                 throw ImagePrepError(.doesNotFit,
-                    "the metadata alone (EXIF, XMP, ICC) is \(metadataBytes) bytes, too close to \(ByteSize.format(budget.maxBytes)); try --strip-metadata")
+                    "the metadata alone (EXIF, XMP, ICC, IPTC, comments) is \(metadataBytes) bytes, too close to \(budget.formatted); try --strip-metadata")
             }
             let current = image
             let result = try searchQuality(floor: floor, ceiling: settings.quality, budget: budget.maxBytes,
@@ -60,13 +60,13 @@ enum OutputEncoding {
                 }
                 var notes = notes
                 if current.width != picture.width {
-                    notes.append("\(picture.width)x\(picture.height) does not fit \(ByteSize.format(budget.maxBytes)) at quality \(floor); wrote \(current.width)x\(current.height) at quality \(fit.quality)")
+                    notes.append("\(picture.width)x\(picture.height) does not fit \(budget.formatted) at quality \(floor); wrote \(current.width)x\(current.height) at quality \(fit.quality)")
                 }
                 return prepared(current, fit.bytes, quality: fit.quality, encodes: encodes, notes: notes)
             }
             guard budget.allowDownscale, max(current.width, current.height) > 16 else {
                 throw ImagePrepError(.doesNotFit,
-                    "\(current.width)x\(current.height) does not fit \(ByteSize.format(budget.maxBytes)): the smallest is \(result.smallestSize) bytes at quality \(floor)" + (budget.allowDownscale ? "" : " (--no-downscale)"))
+                    "\(current.width)x\(current.height) does not fit \(budget.formatted): the smallest is \(result.smallestSize) bytes at quality \(floor)" + (budget.allowDownscale ? "" : " (--no-downscale)"))
             }
             // Picture bytes grow about as pixels^0.75 (smaller pictures keep more detail per pixel), so the
             // long edge shrinks by the overshoot to the power 1/1.5, a little more so one step usually lands under.

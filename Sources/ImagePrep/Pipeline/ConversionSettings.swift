@@ -38,8 +38,16 @@ public struct ByteBudget: Sendable {
     public var strategy: SearchStrategy = .binary
     /// When even `minQuality` is over budget: shrink the image until it fits (true) or fail (false).
     public var allowDownscale = true
+    /// The units the budget was given in, so messages say "200 KiB" to whoever wrote `200KiB`.
+    public var family: ByteSize.Family = .decimal
 
-    public init(maxBytes: Int) { self.maxBytes = maxBytes }
+    public init(maxBytes: Int, family: ByteSize.Family = .decimal) {
+        self.maxBytes = maxBytes
+        self.family = family
+    }
+
+    /// The budget as the user wrote it (`1 MB`, `200 KiB`), for messages.
+    public var formatted: String { ByteSize.format(maxBytes, family: family) }
 }
 
 public struct RGBColor: Sendable, Equatable {
