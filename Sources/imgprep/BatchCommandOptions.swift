@@ -22,7 +22,7 @@ struct BatchCommandOptions {
         settings.maxDimension = try integer("max-dimension", in: 1...1_000_000)
         settings.maxPixels = try integer("max-pixels", in: 1...Int(Int32.max) * 4) ?? settings.maxPixels
         settings.background = try args.value("background", as: "white, black or #rrggbb", RGBColor.init(parsing:)) ?? .white
-        settings.stripGPS = args.has("strip-gps")
+        settings.stripLocation = args.has("strip-gps") || args.has("strip-location")
         settings.stripMetadata = args.has("strip-metadata")
         if args.value("subsampling") != "auto" {
             settings.subsampling = try args.value("subsampling", as: "auto, 420, 422 or 444") {

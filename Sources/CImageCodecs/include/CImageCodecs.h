@@ -132,6 +132,13 @@ int cic_png_decode(const uint8_t *data, size_t size, cic_png_image *image,
                    char *err, size_t errlen);
 void cic_png_image_free(cic_png_image *image);
 
+/* A text to write as a "Comment" chunk: tEXt (Latin-1) when utf8 is 0, else iTXt. No NUL bytes. */
+typedef struct {
+    const uint8_t *text;
+    size_t size;
+    int utf8;
+} cic_png_text;
+
 /* What to write besides the pixels; NULL/0 fields are skipped. */
 typedef struct {
     int compression_level;  /* zlib level 0...9 (6 is libpng's default) */
@@ -142,6 +149,8 @@ typedef struct {
     size_t exif_size;
     const uint8_t *xmp;     /* XMP packet, written as uncompressed iTXt "XML:com.adobe.xmp" */
     size_t xmp_size;
+    const cic_png_text *comments;
+    size_t comment_count;
 } cic_png_options;
 
 /* Encodes 8-bit RGB (channels 3) or RGBA (channels 4), non-interlaced, with libpng's adaptive

@@ -10,6 +10,9 @@ public protocol ImageEncoding: Sendable {
     var takesYCbCr420: Bool { get }
     /// The largest EXIF and XMP blocks the format can carry.
     var metadataLimits: MetadataLimits { get }
+    /// The metadata blocks the format has a place for. OutputMetadata drops the others before encoding,
+    /// with a warning that names each, so an encoder never has to drop anything silently.
+    var carriedMetadata: Set<MetadataBlock> { get }
     /// How size falls with quality, to aim the budget search's trials.
     var sizeModel: SizeModel { get }
     /// Another way to write the same format that is smaller on some pictures; the budget search tries it
@@ -19,7 +22,7 @@ public protocol ImageEncoding: Sendable {
     /// Bytes that `metadata` adds to every encode, whatever the quality.
     func metadataBytes(_ metadata: ImageMetadata) -> Int
     /// One encode. `quality` is 1...100 and ignored by lossless encoders; `metadata` is already
-    /// prepared for this output (OutputMetadata.prepare with `metadataLimits`).
+    /// prepared for this output (OutputMetadata.prepare: within `metadataLimits`, only `carriedMetadata`).
     func encode(_ picture: DecodedPixels, quality: Int, metadata: ImageMetadata) throws -> [UInt8]
 }
 

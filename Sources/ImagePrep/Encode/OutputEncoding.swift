@@ -15,8 +15,8 @@ enum OutputEncoding {
         // Metadata is rebuilt for each size tried, since EXIF records the pixel dimensions.
         func metadata(for image: DecodedPixels) -> (metadata: ImageMetadata, warnings: [String]) {
             var metadataWarnings: [String] = []
-            let metadata = OutputMetadata.prepare(source, limits: encoder.metadataLimits, width: image.width,
-                                                  height: image.height, settings: settings, warnings: &metadataWarnings)
+            let metadata = OutputMetadata.prepare(source, for: encoder, width: image.width, height: image.height,
+                                                  settings: settings, warnings: &metadataWarnings)
             return (metadata, metadataWarnings)
         }
         func prepared(_ image: DecodedPixels, _ bytes: [UInt8], quality: Int?, encodes: Int, notes: [String]) -> PreparedImage {

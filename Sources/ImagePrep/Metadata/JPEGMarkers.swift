@@ -1,14 +1,19 @@
 /// Reads the metadata segments of a JPEG file without decoding it.
 public enum JPEGMarkers {
     /// EXIF (first "Exif" APP1, without its "Exif\0\0" header), XMP (first standard XMP APP1;
-    /// extended XMP is ignored) and the ICC profile (all APP2 "ICC_PROFILE" chunks, joined in
-    /// sequence order) found between SOI and the first SOS. A profile whose chunks are missing or
-    /// inconsistent is dropped with a warning. Never traps, whatever the bytes.
+    /// extended XMP is ignored), the ICC profile (all APP2 "ICC_PROFILE" chunks, joined in
+    /// sequence order), the Photoshop resources holding IPTC (every APP13 "Photoshop 3.0" segment, joined
+    /// in file order) and the comments (COM) found between SOI and the first SOS. A profile whose chunks
+    /// are missing or inconsistent is dropped with a warning. Never traps, whatever the bytes.
     public static func metadata(in jpeg: [UInt8]) -> (ImageMetadata, warnings: [String]) {
         var metadata = ImageMetadata()
         var iccChunks: [ICCChunk] = []
         var warnings = forEachSegment(in: jpeg) { marker, payload in
             switch marker {
+            case JPEGSegment.app13 where payload.starts(with: JPEGSegment.photoshopHeader):
+                metadata.iptc = (metadata.iptc ?? []) + payload.dropFirst(JPEGSegment.photoshopHeader.count)
+            case JPEGSegment.comment:
+                metadata.comments.append(payload)
             case JPEGSegment.app1 where payload.starts(with: JPEGSegment.exifHeader):
                 if metadata.exif == nil { metadata.exif = Array(payload.dropFirst(JPEGSegment.exifHeader.count)) }
             case JPEGSegment.app1 where payload.starts(with: JPEGSegment.xmpHeader):

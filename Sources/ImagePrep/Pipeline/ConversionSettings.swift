@@ -7,8 +7,10 @@ public struct ConversionSettings: Sendable {
     public var maxDimension: Int?
     /// What transparent pixels become in a JPEG.
     public var background: RGBColor = .white
-    public var stripGPS = false
-    /// Drops EXIF and XMP; the ICC profile stays so colours do not change.
+    /// Removes where the picture was taken: the EXIF GPS directory, the XMP location properties (see `XMP`)
+    /// and the IPTC City, Sub-location, Province/State and Country datasets (see `IPTC`).
+    public var stripLocation = false
+    /// Drops EXIF, XMP, IPTC and comments; the ICC profile stays so colours do not change.
     public var stripMetadata = false
     public var jpeg = JPEGSettings()
     /// Chroma subsampling; nil chooses like libvips and ImageMagick: 4:4:4 for a single encode at

@@ -60,8 +60,11 @@ public enum ImagePipeline {
         if let maxDimension = settings.maxDimension, max(width, height) > maxDimension { return nil }
         let (metadata, _) = JPEGMarkers.metadata(in: file)
         if let exif = metadata.exif, let orientation = Exif.orientation(in: exif), orientation != 1 { return nil }
-        if settings.stripMetadata && (metadata.exif != nil || metadata.xmp != nil) { return nil }
-        if settings.stripGPS && (metadata.exif.map(Exif.hasGPS) ?? false || metadata.xmp.map(XMP.hasGPS) ?? false) { return nil }
+        if settings.stripMetadata && (metadata.exif != nil || metadata.xmp != nil || metadata.iptc != nil || !metadata.comments.isEmpty) {
+            return nil
+        }
+        if settings.stripLocation && (metadata.exif.map(Exif.hasGPS) ?? false || metadata.xmp.map(XMP.hasLocation) ?? false
+                                      || metadata.iptc.map(IPTC.hasLocation) ?? false) { return nil }
         return PreparedImage(bytes: file, format: .jpeg, width: width, height: height, quality: nil,
                              encodes: 0, passedThrough: true, warnings: [])
     }

@@ -14,6 +14,8 @@ public struct JPEGEncoder: ImageEncoding {
     public var metadataLimits: MetadataLimits {
         MetadataLimits(exifBytes: JPEGSegment.maxEXIFSize, xmpBytes: JPEGSegment.maxXMPSize)
     }
+    /// IPTC and comments go back where a JPEG keeps them (APP13, COM), byte for byte.
+    public var carriedMetadata: Set<MetadataBlock> { Set(MetadataBlock.allCases) }
     public var sizeModel: SizeModel { .jpeg }
 
     /// Transposed tables match a re-encode of the unturned file; the standard ones win on some pictures.
