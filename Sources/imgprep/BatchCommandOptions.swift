@@ -30,6 +30,9 @@ struct BatchCommandOptions {
             }
         }
         settings.jpeg.progressive = args.has("progressive")
+        // Asking for a quality or a chroma layout asks for a re-encode; otherwise a JPEG that only needs
+        // turning or new metadata keeps its coefficients.
+        settings.losslessJPEG = args.value("quality") == nil && settings.subsampling == nil
         settings.pngCompressionLevel = try integer("png-compression", in: 0...9) ?? 6
         if let budget = try args.value("max-bytes", as: "a size such as 250000, 500KB, 1.5MB or 1MiB", ByteSize.parseWithFamily) {
             var byteBudget = ByteBudget(maxBytes: budget.bytes, family: budget.family)

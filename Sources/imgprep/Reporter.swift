@@ -89,8 +89,9 @@ final class Reporter: Sendable {
             if let reason = outcome.reason { return "\(input): \(reason)" }  // dry run
             var parts = ["\(outcome.width ?? 0)x\(outcome.height ?? 0)", "\(outcome.bytes ?? 0) bytes"]
             if let budget { parts[1] += " of \(budget)" }
-            if outcome.passedThrough { parts.append("unchanged, already within budget") }
+            if outcome.passedThrough { parts.append(budget == nil ? "unchanged" : "unchanged, already within budget") }
             if let quality = outcome.quality { parts.append("quality \(quality)") }
+            if outcome.lossless { parts.append("lossless, not re-encoded") }
             if let encodes = outcome.encodes, budget != nil { parts.append("\(encodes) encode\(encodes == 1 ? "" : "s")") }
             return "\(input) -> \(outcome.job.output) (\(parts.joined(separator: ", ")))"
         }
@@ -110,6 +111,7 @@ final class Reporter: Sendable {
         if outcome.status == .skipped { object["reason"] = outcome.reason ?? NSNull() }
         if outcome.status == .ok, let reason = outcome.reason { object["dry_run"] = true; object["note"] = reason }
         if outcome.passedThrough { object["unchanged"] = true }
+        if outcome.lossless { object["lossless"] = true }
         if let budget { object["budget"] = budget }
         return object
     }

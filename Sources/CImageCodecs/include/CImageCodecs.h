@@ -108,6 +108,31 @@ int cic_jpeg_encode_ycbcr420(const uint8_t *y, size_t y_stride,
                              const cic_jpeg_segment *segments, size_t segment_count,
                              uint8_t **out, size_t *out_size,
                              char *err, size_t errlen);
+/* Reads every DCT coefficient (entropy decoding only, no pixels) and judges the data by
+ * cic_jpeg_decode's rules: 0 when a decode would succeed, else its error. For files passed on without
+ * decoding, so a truncated JPEG fails as it would when re-encoded. */
+int cic_jpeg_check(const uint8_t *data, size_t size, char *err, size_t errlen);
+
+/* Re-writes a JPEG's DCT coefficients without decoding them (nothing is requantized): optimal Huffman
+ * tables, progressive scans when `progressive` is nonzero, the same quantization tables, sampling and
+ * colour space, and `segments` written after SOI (and JFIF APP0) in place of every other marker segment.
+ * Damaged data is an error, as in cic_jpeg_decode. Same output rules as the encoders. */
+int cic_jpeg_recode(const uint8_t *data, size_t size, int progressive,
+                    const cic_jpeg_segment *segments, size_t segment_count,
+                    uint8_t **out, size_t *out_size, char *err, size_t errlen);
+
+/* Returned by cic_jpeg_transform when the turn cannot be lossless (no message set). */
+#define CIC_NOT_PERFECT 3
+
+/* Turns or flips a JPEG upright without decoding it, as `jpegtran -perfect` does (libjpeg-turbo's
+ * TurboJPEG tjTransform moves the DCT coefficients), then re-writes it with cic_jpeg_recode's rules.
+ * `orientation` is the EXIF Orientation (2...8) to undo. Returns CIC_NOT_PERFECT when a partial MCU
+ * at an edge would have to move (the side that becomes the top or left is not a multiple of the MCU
+ * size, 8 or 16 pixels) or the sampling is one TurboJPEG does not know. */
+int cic_jpeg_transform(const uint8_t *data, size_t size, int orientation, int progressive,
+                       const cic_jpeg_segment *segments, size_t segment_count,
+                       uint8_t **out, size_t *out_size, char *err, size_t errlen);
+
 /* ---- PNG -------------------------------------------------------------------------------- */
 
 /* A decoded PNG. Buffers that are absent are NULL with size 0. */

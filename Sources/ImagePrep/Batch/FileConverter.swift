@@ -61,6 +61,7 @@ public struct FileConverter: Sendable {
             outcome.quality = prepared.quality
             outcome.encodes = prepared.encodes
             outcome.passedThrough = prepared.passedThrough
+            outcome.lossless = prepared.lossless
             outcome.warnings = prepared.warnings
             guard !cancellation.isCancelled else {
                 return FileOutcome(job: job, failure: ImagePrepError(.interrupted, "interrupted"))

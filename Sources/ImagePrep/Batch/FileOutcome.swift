@@ -15,6 +15,8 @@ public struct FileOutcome: Sendable {
     public var quality: Int?
     public var encodes: Int?
     public var passedThrough = false
+    /// A JPEG turned or re-tagged without re-encoding (see PreparedImage.lossless).
+    public var lossless = false
     public var warnings: [String] = []
     public var milliseconds = 0
 

@@ -16,9 +16,13 @@ public protocol ImageEncoding: Sendable {
     /// How size falls with quality, to aim the budget search's trials.
     var sizeModel: SizeModel { get }
     /// Another way to write the same format that is smaller on some pictures; the budget search tries it
-    /// one quality above its answer (JPEG: standard tables after a search with transposed ones).
+    /// one quality above its answer, and a single encode tries both (JPEG: standard tables besides
+    /// transposed ones).
     var alternative: (any ImageEncoding)? { get }
 
+    /// Mean squared error per sample of `encoded` (this encoder's output) against `picture`, to choose
+    /// between this encoder and its `alternative` at one quality; nil when it cannot tell.
+    func meanSquaredError(of encoded: [UInt8], from picture: DecodedPixels) -> Double?
     /// Bytes that `metadata` adds to every encode, whatever the quality.
     func metadataBytes(_ metadata: ImageMetadata) -> Int
     /// One encode. `quality` is 1...100 and ignored by lossless encoders; `metadata` is already
@@ -28,6 +32,7 @@ public protocol ImageEncoding: Sendable {
 
 extension ImageEncoding {
     public var alternative: (any ImageEncoding)? { nil }
+    public func meanSquaredError(of encoded: [UInt8], from picture: DecodedPixels) -> Double? { nil }
 }
 
 /// How big a metadata block an output format can hold (nil: no limit short of memory).

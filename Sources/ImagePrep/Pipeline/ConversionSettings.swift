@@ -23,6 +23,10 @@ public struct ConversionSettings: Sendable {
         resolved.subsampling = subsampling ?? (!searching && quality >= 90 ? .s444 : .s420)
         return resolved
     }
+    /// A JPEG input written as JPEG without a resize keeps its DCT coefficients (turned upright and
+    /// re-tagged without decoding, see JPEGInput). false when the user asked for a particular encode
+    /// (`convert --quality`, `--subsampling`), which takes a re-encode.
+    public var losslessJPEG = true
     public var pngCompressionLevel = 6
     public var budget: ByteBudget?
     /// Inputs with more pixels are refused before decoding.
@@ -83,12 +87,15 @@ public struct PreparedImage: Sendable {
     public var format: OutputFormat
     public var width: Int
     public var height: Int
-    /// The JPEG quality written (nil for PNG and for inputs passed through unchanged).
+    /// The JPEG quality written (nil for PNG and for inputs passed through unchanged; for a lossless
+    /// transform, the source's own quality as its tables tell it).
     public var quality: Int?
     /// How many encodes it took (0 when the input was passed through).
     public var encodes: Int
     /// The input already met every requirement and its bytes are passed through untouched.
     public var passedThrough: Bool
+    /// A JPEG input whose DCT coefficients were kept: turned or flipped and re-tagged, not re-encoded.
+    public var lossless = false
     /// Things the user should know: dropped metadata, downscaling to fit a budget.
     public var warnings: [String]
 }
