@@ -6,11 +6,16 @@ struct BatchCommandOptions {
     var settings = ConversionSettings()
     var batch = BatchOptions()
     var outputDirectory: String?
+    /// `-o NAME.jpg`: one input written to exactly this file (as vips, heif-convert and ImageMagick do),
+    /// in the format its extension names.
+    var outputFile: String?
+    var outputFileFormat: OutputFormat?
     var recursive = false
     var paths: [String] = []
     var filesFrom: String?
     var nullSeparated = false
     var report = Reporter.Mode.normal
+    let command: String
 
     init(_ args: ParsedArguments, defaultQuality: Int) throws {
         func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
@@ -47,7 +52,16 @@ struct BatchCommandOptions {
             }
             settings.budget = byteBudget
         }
-        outputDirectory = args.value("output")
+        if let output = args.value("output") {
+            if !RawPath.isDirectory(output), !output.hasSuffix("/"), let format = OutputFormat(fileExtensionOf: output) {
+                outputFile = output
+                outputFileFormat = format
+            } else if RawPath.status(output) != nil, !RawPath.isDirectory(output) {
+                throw UsageError(description: "-o \(output) is an existing file, not a directory; give a directory, or a name ending in .jpg or .png for a single input; see 'imgprep \(args.command) --help'")
+            } else {
+                outputDirectory = output
+            }
+        }
         recursive = args.has("recursive")
         filesFrom = args.value("files-from")
         nullSeparated = args.has("null")
@@ -58,13 +72,23 @@ struct BatchCommandOptions {
         batch.preserveModificationTime = args.has("preserve-mtime")
         batch.failFast = args.has("fail-fast")
         batch.inPlace = args.has("in-place")
-        if batch.inPlace && outputDirectory != nil {
+        if batch.inPlace && (outputDirectory != nil || outputFile != nil) {
             throw UsageError(description: "--in-place and -o/--output cannot be used together; see 'imgprep \(args.command) --help'")
         }
         report = args.has("json") ? .json : args.has("quiet") ? .quiet : args.has("verbose") ? .verbose : .normal
+        command = args.command
     }
 
-    /// Collects input paths from arguments, --files-from, or piped standard input.
+    /// `-o NAME.jpg` names one output: several inputs (or a directory to search) are a usage error.
+    func checkOutputFile(inputCount: Int) throws {
+        guard let outputFile, recursive || inputCount > 1 else { return }
+        let what = recursive ? "-r searches directories" : "\(inputCount) inputs were given"
+        throw UsageError(description: "-o \(outputFile) names one output file but \(what); use -o DIR for several")
+    }
+
+    /// Collects input paths from arguments, --files-from, or piped standard input. No paths at all is a
+    /// usage error, unless they came from a list (a pipe, a file, --files-from) that was empty: a `find`
+    /// that matched nothing.
     func inputPaths() throws -> [String] {
         var result = paths
         if let filesFrom {
@@ -78,10 +102,21 @@ struct BatchCommandOptions {
                 data = Data(bytes)
             }
             result += split(data)
-        } else if paths.isEmpty && isatty(STDIN_FILENO) == 0 {
+        } else if paths.isEmpty && Self.standardInputIsAList {
             result += split(FileHandle.standardInput.readDataToEndOfFile())
+        } else if paths.isEmpty {
+            throw UsageError(description: "no input files; see 'imgprep \(command) --help'")
         }
         return result
+    }
+
+    /// A pipe or a redirected file: paths may come that way. A terminal, or /dev/null (cron, a CI step
+    /// with no input), is not a list: no paths there means the user forgot them.
+    static var standardInputIsAList: Bool {
+        var info = stat()
+        guard fstat(STDIN_FILENO, &info) == 0 else { return false }
+        let type = info.st_mode & S_IFMT
+        return type == S_IFIFO || type == S_IFREG || type == S_IFSOCK
     }
 
     private func split(_ data: Data) -> [String] {

@@ -1,7 +1,7 @@
 /// Options shared by convert and compress: what to read, where to write, how to report.
 enum SharedOptions {
     static let image: [OptionSpec] = [
-        .value("output", "o", "DIR", "write outputs into DIR (created if missing) instead of next to each input"),
+        .value("output", "o", "DIR", "write outputs into DIR (created if missing) instead of next to each input; -o NAME.jpg or .png writes one input to that file"),
         .value("max-dimension", nil, "N", "shrink so the long edge is exactly N pixels; never enlarges"),
         .value("background", nil, "COLOR", "colour under transparent pixels in JPEG output: white, black or #rrggbb", default: "white"),
         .flag("strip-location", nil, "remove where the photo was taken: EXIF GPS, XMP and IPTC location fields; keep everything else"),

@@ -27,14 +27,17 @@ public struct InputPath: Sendable, Equatable {
 
 public enum BatchPlan {
     /// Decides every output before any work starts, so collisions fail for both inputs up front.
-    public static func jobs(for inputs: [InputPath], format: OutputFormat, outputDirectory: String?, inPlace: Bool) -> [BatchJob] {
+    /// - Parameter outputFile: the one output's name (`-o out.jpg` with a single input), instead of a name
+    ///   derived from the input's.
+    public static func jobs(for inputs: [InputPath], format: OutputFormat, outputDirectory: String?,
+                            outputFile: String? = nil, inPlace: Bool) -> [BatchJob] {
         // The same path named twice (`a.heic ./a.heic`, or a file and its directory with -r) is one job.
         // Symlinks stay separate jobs: they are separate names with separate outputs.
         var seen = Set<String>()
         let inputs = inputs.filter { seen.insert(OutputNaming.normalize($0.path)).inserted }
         let outputs = inputs.map { input in
             inPlace ? input.path
-                : OutputNaming.outputPath(for: input.path, format: format, directory: outputDirectory, relativeTo: input.root)
+                : outputFile ?? OutputNaming.outputPath(for: input.path, format: format, directory: outputDirectory, relativeTo: input.root)
         }
         var problems = OutputNaming.conflicts(inputs: inputs.map(\.path), outputs: outputs)
         if inPlace {

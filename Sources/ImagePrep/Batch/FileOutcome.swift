@@ -39,4 +39,6 @@ public struct BatchSummary: Sendable {
     public var failed = 0
     public var interrupted = false
     public var encodes = 0
+
+    public init() {}
 }
