@@ -99,6 +99,41 @@ import Testing
         #expect(file.stderr.contains("notes.txt is an existing file, not a directory"), "\(file.stderr)")
     }
 
+    // MARK: info
+
+    @Test(.enabled(if: LosslessJPEGTests.haveTools, "needs exiftool and libjpeg-turbo-progs"))
+    func infoGivesTheUprightSizeOfTurnedJpegsAndOneJsonObjectPerFile() throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let turned = try LosslessJPEGTests.turnedJPEG(in: dir, orientation: 6)
+        let text = try TestSupport.imgprep(["info", turned])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("size:         240x320 upright (stored 320x240)"), "\(text.stdout)")
+        let json = try TestSupport.imgprep(["info", "--json", turned, p3, "\(bad)/not-heif.heic"])
+        #expect(json.status == 1)
+        let lines = try BatchTests.jsonLines(json.stdout)
+        #expect(lines.count == 3)
+        #expect(lines[0]["width"] as? Int == 240 && lines[0]["height"] as? Int == 320 && lines[0]["stored_width"] as? Int == 320, "\(lines[0])")
+        #expect(lines[0]["orientation"] as? Int == 6 && lines[0]["format"] as? String == "JPEG")
+        #expect((lines[1]["icc"] as? [String: Any])?["name"] as? String == "Display P3", "\(lines[1])")
+        #expect((lines[1]["exif"] as? [String: Any])?["Make"] as? String == "ImgPrepTest", "\(lines[1])")
+        #expect(lines[2]["status"] as? String == "failed" && lines[2]["error_kind"] as? String == "not_an_image", "\(lines[2])")
+    }
+
+    @Test(.enabled(if: TestSupport.corpus != nil, "no shared corpus (set IMGPREP_CORPUS)"))
+    func infoNamesColourCodePointsAndSaysGridTilesOnlyForGrids() throws {
+        let corpus = try #require(TestSupport.corpus)
+        let hdr = try TestSupport.imgprep(["info", corpus.appendingPathComponent("heic/sdwebimage__TestHDR.heic").path])
+        #expect(hdr.stdout.contains("colour:       nclx: BT.2020 / PQ"), "\(hdr.stdout)")
+        let single = try TestSupport.imgprep(["info", corpus.appendingPathComponent("heic/libheif__example.heic").path])
+        #expect(single.stdout.contains("colour:       none (viewers assume sRGB)") && !single.stdout.contains("grid"), "\(single.stdout)")
+        let grid = try TestSupport.imgprep(["info", corpus.appendingPathComponent("heic/pillow_heif__RGBA_10__29x100.heif").path])
+        #expect(grid.stdout.contains("none on the grid or its tiles"), "\(grid.stdout)")
+        let json = try TestSupport.imgprep(["info", "--json", corpus.appendingPathComponent("heic/sdwebimage__TestHDR.heic").path])
+        let nclx = try #require(try BatchTests.jsonLines(json.stdout).first?["nclx"] as? [String: Any])
+        #expect(nclx["name"] as? String == "BT.2020 / PQ" && nclx["primaries"] as? Int == 9 && nclx["transfer"] as? Int == 16)
+    }
+
     // MARK: empty lists
 
     @Test func anEmptyListFromAPipeOrFilesFromIsNotAnError() throws {
