@@ -10,7 +10,8 @@ struct InfoCommand: Command {
             .flag("json", nil, "print one JSON object per file on standard output"),
             .flag("help", "h", "show this help"),
         ],
-        examples: ["imgprep info IMG_0001.heic", "imgprep info --json photos/*.jpg"])
+        examples: ["imgprep info IMG_0001.heic", "imgprep info --json photos/*.jpg"],
+        exitStatus: ExitStatus.info)
 
     let paths: [String]
     let json: Bool

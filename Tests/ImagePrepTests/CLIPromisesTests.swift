@@ -152,6 +152,37 @@ import Testing
         #expect(try TestSupport.imgprep(["convert", "-o", "out"], cwd: dir).status == 2)
     }
 
+    // MARK: --version, suggestions, --help
+
+    @Test func versionNamesTheLibrariesInUse() throws {
+        let run = try TestSupport.imgprep(["--version"])
+        #expect(run.status == 0)
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("imgprep ") == true)
+        for library in ["libheif 1.", "libjpeg-turbo 2.", "libpng 1.", "libexif "] {
+            #expect(lines.contains { $0.hasPrefix(library) }, "\(library) missing: \(run.stdout)")
+        }
+    }
+
+    @Test func anUnknownOptionSuggestsTheNearestOne() throws {
+        let run = try TestSupport.imgprep(["compress", gray, "--max-byte", "1MB"])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("did you mean --max-bytes?"), "\(run.stderr)")
+        let far = try TestSupport.imgprep(["convert", gray, "--zzzzzzzz"])
+        #expect(far.status == 2 && !far.stderr.contains("did you mean"), "\(far.stderr)")
+        let command = try TestSupport.imgprep(["convret", gray])
+        #expect(command.status == 2 && command.stderr.contains("did you mean 'convert'?"), "\(command.stderr)")
+    }
+
+    @Test func helpListsEveryExitStatus() throws {
+        for arguments in [["--help"], ["convert", "--help"], ["compress", "--help"]] {
+            let help = try TestSupport.imgprep(arguments).stdout
+            for status in ["0 ", "1 ", "2 ", "130 ", "143 "] {
+                #expect(help.contains("\n  \(status)"), "\(arguments): exit status \(status)missing")
+            }
+        }
+    }
+
     // MARK: budgets in the user's units, one line per failure
 
     @Test func budgetsAreEchoedInTheUnitsGiven() throws {

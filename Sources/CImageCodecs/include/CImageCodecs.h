@@ -1,7 +1,7 @@
 /*
- * CImageCodecs: setjmp-guarded calls into libjpeg(-turbo) and libpng, plus the two C needs that
- * Swift cannot meet itself: the resize filter's inner loops built per CPU level, and glibc's
- * allocator settings.
+ * CImageCodecs: setjmp-guarded calls into libjpeg(-turbo) and libpng, lossless JPEG transforms through
+ * TurboJPEG, plus the C needs that Swift cannot meet itself: the resize filter's inner loops built per
+ * CPU level, glibc's allocator settings, and the versions of the libraries loaded.
  *
  * Both libraries report fatal errors by exit() or longjmp, which Swift cannot catch, so every
  * entry point here catches them and returns 0 on success or nonzero on failure, with the
@@ -204,5 +204,14 @@ void cic_horizontal_taps(const float *line, const long *starts, const float *wei
 
 /* Fixes glibc's mmap and trim thresholds (M_MMAP_THRESHOLD, M_TRIM_THRESHOLD): see BatchRunner for why. */
 void cic_tune_allocator(size_t mmap_threshold, size_t trim_threshold);
+
+/* ---- Library versions ------------------------------------------------------------------- */
+
+/* libpng's version as the loaded library reports it ("1.6.39"). */
+const char *cic_png_version(void);
+/* libjpeg-turbo's version and build ("2.1.5 (build 20230203)") read from the loaded library; 0 on success. */
+int cic_jpeg_version(char *buffer, size_t size);
+/* The file the shared library holding `symbol` was loaded from, symlinks resolved; 0 on success. */
+int cic_library_file(const void *symbol, char *buffer, size_t size);
 
 #endif /* CIMAGECODECS_H */
