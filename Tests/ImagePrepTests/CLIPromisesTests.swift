@@ -183,6 +183,36 @@ import Testing
         }
     }
 
+    // MARK: error kinds
+
+    /// Each failure's JSON line says what kind it is, one word a script can branch on.
+    @Test func failuresCarryAnErrorKind() throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try "text".write(to: dir.appendingPathComponent("notes.heic"), atomically: true, encoding: .utf8)
+        try BatchTests.copy("\(bad)/truncated.heic", to: dir.appendingPathComponent("truncated.heic").path)
+        try BatchTests.copy(gray, to: dir.appendingPathComponent("a/x.heic").path)
+        try BatchTests.copy(gray, to: dir.appendingPathComponent("b/x.heic").path)
+        try BatchTests.copy(p3, to: dir.appendingPathComponent("big.heic").path)
+        let run = try TestSupport.imgprep(["convert", "notes.heic", "truncated.heic", "missing.heic", "a/x.heic", "b/x.heic",
+                                           "-o", "out", "--json"], cwd: dir)
+        let kinds = Dictionary(try BatchTests.jsonLines(run.stdout).filter { $0["summary"] == nil }.map {
+            (($0["input"] as? String) ?? "", ($0["error_kind"] as? String) ?? "none")
+        }, uniquingKeysWith: { a, _ in a })
+        #expect(kinds == ["notes.heic": "not_an_image", "truncated.heic": "corrupt", "missing.heic": "io",
+                          "a/x.heic": "output", "b/x.heic": "output"], "\(kinds)")
+        let tooLarge = try TestSupport.imgprep(["convert", "big.heic", "--max-pixels", "100", "-o", "out", "--json"], cwd: dir)
+        #expect(try BatchTests.jsonLines(tooLarge.stdout).first?["error_kind"] as? String == "too_large")
+        let doesNotFit = try TestSupport.imgprep(["compress", "--max-bytes", "3KB", "--no-downscale", "big.heic", "-o", "out", "--json"], cwd: dir)
+        #expect(try BatchTests.jsonLines(doesNotFit.stdout).first?["error_kind"] as? String == "does_not_fit")
+        // Every kind is a snake_case word; the README lists them all.
+        let readme = try String(contentsOf: TestSupport.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        for kind in ImagePrepError.Kind.allCases {
+            #expect(kind.rawValue.allSatisfy { $0.isLowercase || $0 == "_" })
+            #expect(readme.contains("`\(kind.rawValue)`"), "README does not list error kind \(kind.rawValue)")
+        }
+    }
+
     // MARK: budgets in the user's units, one line per failure
 
     @Test func budgetsAreEchoedInTheUnitsGiven() throws {
