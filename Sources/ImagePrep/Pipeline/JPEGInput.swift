@@ -18,12 +18,15 @@ enum JPEGInput {
         if let budget = limit, file.count <= budget { limit = file.count }
 
         let sourceProgressive = JPEGMarkers.isProgressive(file)
-        if !resizes {
+        // Keeping the coefficients saves only what optimal Huffman tables and removed metadata save (under a
+        // tenth on camera files), so a file more than a fifth over its limit goes straight to the re-encode.
+        let mayFit = limit.map { file.count <= $0 + $0 / 5 } ?? true
+        if !resizes, settings.budget != nil || settings.losslessJPEG, mayFit {
             // What leaves without a decode must be as sound as what a decode accepts.
             try JPEGDecoder.checkIntegrity(of: file)
             let mustChange = rawOrientation.map { $0 != 1 } ?? false || metadataMustChange(metadata, settings: settings)
                 || settings.jpeg.progressive && !sourceProgressive
-            if !mustChange, settings.budget != nil || settings.losslessJPEG, file.count <= limit ?? .max {
+            if !mustChange, file.count <= limit ?? .max {
                 return PreparedImage(bytes: file, format: .jpeg, width: stored.width, height: stored.height, quality: nil,
                                      encodes: 0, passedThrough: true, warnings: [])
             }
