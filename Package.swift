@@ -16,10 +16,11 @@ let package = Package(
             providers: [.apt(["libexif-dev"])]),
         // Our own C: libjpeg and libpng report errors by exit()/longjmp, which Swift cannot catch,
         // so every call into them goes through setjmp-guarded functions that return error codes.
+        // libturbojpeg's tjTransform turns JPEGs losslessly (it returns errors, no setjmp needed).
         .target(
             name: "CImageCodecs", path: "Sources/CImageCodecs",
             cSettings: [.unsafeFlags(["-I/usr/include/libpng16"])],
-            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16")]),
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("turbojpeg")]),
         .target(
             name: "ImagePrep", dependencies: ["CHeif", "CExif", "CImageCodecs"],
             path: "Sources/ImagePrep"),

@@ -340,7 +340,7 @@ emit "## Benchmark: imgprep vs vips / heif-convert / ImageMagick / jpegoptim"
 emit ""
 emit "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); load before run: $(cut -d' ' -f1-3 /proc/loadavg)"
 emit "- CPU: $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo), nproc $(nproc), $(awk '/MemTotal/ {printf "%.0f GB RAM", $2/1048576}' /proc/meminfo)"
-emit "- imgprep: $("$IMGPREP" --version 2>/dev/null | head -1 || true), binary $IMGPREP built $(date -u -r "$IMGPREP" '+%Y-%m-%d %H:%M UTC'), repo HEAD $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo '?') (working tree may differ)"
+emit "- imgprep: $("$IMGPREP" --version 2>/dev/null | head -1 || true), release build of $(date -u -r "$IMGPREP" '+%Y-%m-%d %H:%M UTC'), repo HEAD $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo '?') (working tree may differ)"
 emit "- vips $(vips --version | sed 's/vips-//'), libheif $(dpkg-query -W -f='${Version}' libheif1 2>/dev/null) (heif-convert), ImageMagick $("$CONVERT" -version | awk 'NR==1 {print $3}') (Q16, default Debian policy: 256 MiB memory, 128 MP area), $(jpegoptim --version | head -1 | awk '{print $1, $2}'), libjpeg-turbo $(dpkg-query -W -f='${Version}' libjpeg62-turbo 2>/dev/null)"
 emit "- method: each tool 2 files at a time (imgprep -j 2 with its worker processes, rivals xargs -P 2 one process per file); median of $BENCH_RUNS runs of wall time (and of CPU = user+sys of all processes: steadier on a shared machine); peak RSS = all of the tool's processes together (imgprep: the main process and its workers; xargs: all its children), sampled every 5 ms in one more run; imgprep runs with its default --memory-limit"
 

@@ -188,6 +188,46 @@ static void write_bytes(png_structp png, png_bytep bytes, size_t length) {
 
 static void flush_nothing(png_structp png) { (void)png; }
 
+/* The XMP packet as an uncompressed iTXt chunk and each comment as a "Comment" tEXt (Latin-1) or iTXt
+ * (UTF-8) chunk. png_set_text measures texts with strlen, so they are copied NUL-terminated into one
+ * buffer laid out as [png_text array][texts], of text_storage_size bytes, which the caller owns (and
+ * frees after a longjmp too). */
+static size_t text_chunk_count(const cic_png_options *options) {
+    return options->comment_count + (options->xmp != NULL && options->xmp_size > 0 ? 1 : 0);
+}
+
+static size_t text_storage_size(const cic_png_options *options) {
+    size_t total = text_chunk_count(options) * sizeof(png_text);
+    if (options->xmp != NULL && options->xmp_size > 0) total += options->xmp_size + 1;
+    for (size_t i = 0; i < options->comment_count; i++) total += options->comments[i].size + 1;
+    return total;
+}
+
+static void set_texts(png_structp png, png_infop info, const cic_png_options *options, char *storage) {
+    png_text *chunks = (png_text *)storage;
+    char *cursor = storage + text_chunk_count(options) * sizeof(png_text);
+    size_t n = 0;
+    memset(chunks, 0, text_chunk_count(options) * sizeof(png_text));
+    if (options->xmp != NULL && options->xmp_size > 0) {
+        memcpy(cursor, options->xmp, options->xmp_size);
+        cursor[options->xmp_size] = '\0';
+        chunks[n].compression = PNG_ITXT_COMPRESSION_NONE;
+        chunks[n].key = (png_charp)XMP_KEYWORD;
+        chunks[n++].text = cursor;
+        cursor += options->xmp_size + 1;
+    }
+    for (size_t i = 0; i < options->comment_count; i++) {
+        const cic_png_text *comment = &options->comments[i];
+        memcpy(cursor, comment->text, comment->size);
+        cursor[comment->size] = '\0';
+        chunks[n].compression = comment->utf8 ? PNG_ITXT_COMPRESSION_NONE : PNG_TEXT_COMPRESSION_NONE;
+        chunks[n].key = (png_charp)"Comment";
+        chunks[n++].text = cursor;
+        cursor += comment->size + 1;
+    }
+    png_set_text(png, info, chunks, (int)n);   /* copies the texts */
+}
+
 int cic_png_encode(const uint8_t *pixels, int width, int height, int channels,
                    const cic_png_options *options,
                    uint8_t **out, size_t *out_size,
@@ -209,10 +249,10 @@ int cic_png_encode(const uint8_t *pixels, int width, int height, int channels,
         return fail(err, errlen, "out of memory");
     }
     png_bytep *volatile rows = NULL;        /* volatile: still read after a longjmp */
-    char *volatile xmp_text = NULL;
+    char *volatile texts = NULL;            /* the XMP and comments, each NUL-terminated */
     if (setjmp(png_jmpbuf(png))) {
         free(rows);
-        free(xmp_text);
+        free(texts);
         free(io.out);
         png_destroy_write_struct(&png, &info);
         return fail_io(&io, err, errlen);
@@ -228,18 +268,10 @@ int cic_png_encode(const uint8_t *pixels, int width, int height, int channels,
                      PNG_COMPRESSION_TYPE_BASE, options->icc, (png_uint_32)options->icc_size);
     if (options->exif != NULL && options->exif_size > 0)
         png_set_eXIf_1(png, info, (png_uint_32)options->exif_size, (png_bytep)options->exif);
-    if (options->xmp != NULL && options->xmp_size > 0) {
-        /* png_set_text measures the text with strlen, so it needs a terminated copy. */
-        xmp_text = malloc(options->xmp_size + 1);
-        if (xmp_text == NULL) png_error(png, "out of memory");
-        memcpy(xmp_text, options->xmp, options->xmp_size);
-        xmp_text[options->xmp_size] = '\0';
-        png_text text;
-        memset(&text, 0, sizeof text);
-        text.compression = PNG_ITXT_COMPRESSION_NONE;
-        text.key = (png_charp)XMP_KEYWORD;
-        text.text = xmp_text;
-        png_set_text(png, info, &text, 1);   /* copies the text */
+    if (text_chunk_count(options) > 0) {
+        texts = malloc(text_storage_size(options));
+        if (texts == NULL) png_error(png, "out of memory");
+        set_texts(png, info, options, texts);
     }
     png_write_info(png, info);   /* everything set so far goes before IDAT */
 
@@ -253,9 +285,7 @@ int cic_png_encode(const uint8_t *pixels, int width, int height, int channels,
     *out = io.out;
     *out_size = io.out_size;
     free(rows);
-    free(xmp_text);
+    free(texts);
     png_destroy_write_struct(&png, &info);
     return 0;
 }
-
-unsigned long cic_png_version(void) { return (unsigned long)png_access_version_number(); }

@@ -24,6 +24,18 @@ struct CommandSpec {
     var options: [OptionSpec]
     var examples: [String]
     var discussion: String = ""
+    var exitStatus = ExitStatus.batch
+}
+
+/// What each exit status means, for --help.
+enum ExitStatus {
+    static let batch = [(0, "no file failed (skips are fine)"), (1, "some file failed"), (2, "usage error"),
+                        (130, "interrupted (SIGINT, Ctrl-C)"), (143, "terminated (SIGTERM)")]
+    static let info = [(0, "every file was read"), (1, "some file could not be read"), (2, "usage error")]
+
+    static func lines(_ statuses: [(Int, String)]) -> [String] {
+        ["Exit status:"] + statuses.map { "  " + String($0.0).padding(toLength: 5, withPad: " ", startingAt: 0) + $0.1 }
+    }
 }
 
 /// A usage mistake: names the bad token and points to help. Exit status 2.
@@ -50,7 +62,9 @@ struct ParsedArguments {
                 found = spec.options.first { $0.short.map { "-\($0)" } == token }
             }
             guard let found else {
-                throw UsageError(description: "unknown option '\(token)' for '\(spec.name)'; see 'imgprep \(spec.name) --help'")
+                let nearest = token.hasPrefix("--") ? Spelling.nearest(String(token.dropFirst(2)), among: spec.options.map(\.long)) : nil
+                let hint = nearest.map { "did you mean --\($0)? " } ?? ""
+                throw UsageError(description: "unknown option '\(token)' for '\(spec.name)'; \(hint)see 'imgprep \(spec.name) --help'")
             }
             return found
         }
@@ -116,6 +130,33 @@ struct ParsedArguments {
     }
 }
 
+/// Suggestions for mistyped names.
+enum Spelling {
+    /// The candidate closest to `word` by edit distance, when it is close enough to be a typo (at most a
+    /// third of the word's letters, and 3) and no other candidate is as close.
+    static func nearest(_ word: String, among candidates: [String]) -> String? {
+        let scored = candidates.map { (candidate: $0, distance: distance(word.lowercased(), $0)) }.sorted { $0.distance < $1.distance }
+        guard let best = scored.first, best.distance <= min(3, max(1, word.count / 3)),
+              scored.dropFirst().first?.distance != best.distance else { return nil }
+        return best.candidate
+    }
+
+    /// Levenshtein distance: insertions, deletions and substitutions of one character each count 1.
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) }
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var current = [i] + [Int](repeating: 0, count: b.count)
+            for j in 1...b.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+}
+
 enum HelpFormatter {
     static func help(for spec: CommandSpec) -> String {
         var lines = ["imgprep \(spec.name): \(spec.abstract)", "", "Usage: \(spec.usage)"]
@@ -131,6 +172,7 @@ enum HelpFormatter {
             lines.append("  " + padded + help)
         }
         if !spec.examples.isEmpty { lines += ["", "Examples:"] + spec.examples.map { "  " + $0 } }
+        lines += [""] + ExitStatus.lines(spec.exitStatus)
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -6,6 +6,10 @@ struct BatchCommandOptions {
     var settings = ConversionSettings()
     var batch = BatchOptions()
     var outputDirectory: String?
+    /// `-o NAME.jpg`: one input written to exactly this file (as vips, heif-convert and ImageMagick do),
+    /// in the format its extension names.
+    var outputFile: String?
+    var outputFileFormat: OutputFormat?
     var recursive = false
     var paths: [String] = []
     var filesFrom: String?
@@ -20,6 +24,7 @@ struct BatchCommandOptions {
     /// The output cache directory (--cache, or IMGPREP_CACHE) and its size limit.
     var cacheDirectory: String?
     var cacheMaxSize = OutputCache.defaultMaxSize
+    let command: String
 
     init(_ args: ParsedArguments, defaultQuality: Int) throws {
         func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
@@ -31,7 +36,7 @@ struct BatchCommandOptions {
         settings.maxDimension = try integer("max-dimension", in: 1...1_000_000)
         settings.maxPixels = try integer("max-pixels", in: 1...Int(Int32.max) * 4) ?? settings.maxPixels
         settings.background = try args.value("background", as: "white, black or #rrggbb", RGBColor.init(parsing:)) ?? .white
-        settings.stripGPS = args.has("strip-gps")
+        settings.stripLocation = args.has("strip-gps") || args.has("strip-location")
         settings.stripMetadata = args.has("strip-metadata")
         if args.value("subsampling") != "auto" {
             settings.subsampling = try args.value("subsampling", as: "auto, 420, 422 or 444") {
@@ -39,9 +44,12 @@ struct BatchCommandOptions {
             }
         }
         settings.jpeg.progressive = args.has("progressive")
+        // Asking for a quality or a chroma layout asks for a re-encode; otherwise a JPEG that only needs
+        // turning or new metadata keeps its coefficients.
+        settings.losslessJPEG = args.value("quality") == nil && settings.subsampling == nil
         settings.pngCompressionLevel = try integer("png-compression", in: 0...9) ?? 6
-        if let budget = try args.value("max-bytes", as: "a size such as 250000, 500KB, 1.5MB or 1MiB", ByteSize.parse) {
-            var byteBudget = ByteBudget(maxBytes: budget)
+        if let budget = try args.value("max-bytes", as: "a size such as 250000, 500KB, 1.5MB or 1MiB", ByteSize.parseWithFamily) {
+            var byteBudget = ByteBudget(maxBytes: budget.bytes, family: budget.family)
             byteBudget.minQuality = try integer("min-quality", in: 1...100) ?? 40
             let step = try integer("step", in: 1...99) ?? 5
             byteBudget.strategy = try args.value("search", as: "binary or step") {
@@ -53,7 +61,16 @@ struct BatchCommandOptions {
             }
             settings.budget = byteBudget
         }
-        outputDirectory = args.value("output")
+        if let output = args.value("output") {
+            if !RawPath.isDirectory(output), !output.hasSuffix("/"), let format = OutputFormat(fileExtensionOf: output) {
+                outputFile = output
+                outputFileFormat = format
+            } else if RawPath.status(output) != nil, !RawPath.isDirectory(output) {
+                throw UsageError(description: "-o \(output) is an existing file, not a directory; give a directory, or a name ending in .jpg or .png for a single input; see 'imgprep \(args.command) --help'")
+            } else {
+                outputDirectory = output
+            }
+        }
         recursive = args.has("recursive")
         filesFrom = args.value("files-from")
         nullSeparated = args.has("null")
@@ -80,10 +97,18 @@ struct BatchCommandOptions {
         batch.preserveModificationTime = args.has("preserve-mtime")
         batch.failFast = args.has("fail-fast")
         batch.inPlace = args.has("in-place")
-        if batch.inPlace && outputDirectory != nil {
+        if batch.inPlace && (outputDirectory != nil || outputFile != nil) {
             throw UsageError(description: "--in-place and -o/--output cannot be used together; see 'imgprep \(args.command) --help'")
         }
         report = args.has("json") ? .json : args.has("quiet") ? .quiet : args.has("verbose") ? .verbose : .normal
+        command = args.command
+    }
+
+    /// `-o NAME.jpg` names one output: several inputs, a list or a directory to search are a usage error.
+    func checkOutputFile(listGiven: Bool) throws {
+        guard let outputFile, recursive || listGiven || paths.count > 1 else { return }
+        let what = recursive ? "-r searches directories" : listGiven ? "a list of paths was given" : "\(paths.count) inputs were given"
+        throw UsageError(description: "-o \(outputFile) names one output file but \(what); use -o DIR for several")
     }
 
     /// Where a list of paths is read from: --files-from FILE (`-`: standard input), or standard input
@@ -97,9 +122,18 @@ struct BatchCommandOptions {
             }
             return JobSource.List(descriptor: descriptor, nullSeparated: nullSeparated)
         }
-        if paths.isEmpty && isatty(STDIN_FILENO) == 0 {
+        if paths.isEmpty && Self.standardInputIsAList {
             return JobSource.List(descriptor: STDIN_FILENO, nullSeparated: nullSeparated)
         }
         return nil
+    }
+
+    /// A pipe or a redirected file: paths may come that way. A terminal, or /dev/null (cron, a CI step
+    /// with no input), is not a list: no paths there means the user forgot them.
+    static var standardInputIsAList: Bool {
+        var info = stat()
+        guard fstat(STDIN_FILENO, &info) == 0 else { return false }
+        let type = info.st_mode & S_IFMT
+        return type == S_IFIFO || type == S_IFREG || type == S_IFSOCK
     }
 }

@@ -29,6 +29,9 @@ struct CompressCommand: Command {
             throw UsageError(description: "compress needs --max-bytes SIZE; see 'imgprep compress --help'")
         }
         options = try BatchCommandOptions(arguments, defaultQuality: 95)
+        if let named = options.outputFileFormat, named != .jpeg {
+            throw UsageError(description: "compress writes JPEG, not -o \(options.outputFile ?? ""); see 'imgprep compress --help'")
+        }
     }
 
     func run() async -> Int32 { await runBatch(options, command: "compress") }

@@ -22,9 +22,14 @@ struct ConvertCommand: Command {
 
     init(_ arguments: ParsedArguments) throws {
         var options = try BatchCommandOptions(arguments, defaultQuality: 85)
-        options.settings.format = try arguments.value("to", as: "jpeg or png") {
+        let requested = try arguments.value("to", as: "jpeg or png") {
             ["jpeg": OutputFormat.jpeg, "jpg": .jpeg, "png": .png][$0.lowercased()]
-        } ?? .jpeg
+        }
+        if let requested, let named = options.outputFileFormat, named != requested {
+            throw UsageError(description: "--to \(requested.rawValue) disagrees with -o \(options.outputFile ?? ""); see 'imgprep convert --help'")
+        }
+        // `-o out.png` alone says PNG, as it does for vips and ImageMagick.
+        options.settings.format = requested ?? options.outputFileFormat ?? .jpeg
         if options.settings.budget != nil && options.settings.format == .png {
             throw UsageError(description: "--max-bytes needs JPEG output, not --to png; see 'imgprep convert --help'")
         }

@@ -5,17 +5,23 @@ struct InfoCommand: Command {
     static let spec = CommandSpec(
         name: "info",
         abstract: "show what an image is and what it holds: format, brands, size, depth, alpha, orientation, colour, EXIF/GPS, images inside",
-        usage: "imgprep info FILE...",
-        options: [.flag("help", "h", "show this help")],
-        examples: ["imgprep info IMG_0001.heic"])
+        usage: "imgprep info [--json] FILE...",
+        options: [
+            .flag("json", nil, "print one JSON object per file on standard output"),
+            .flag("help", "h", "show this help"),
+        ],
+        examples: ["imgprep info IMG_0001.heic", "imgprep info --json photos/*.jpg"],
+        exitStatus: ExitStatus.info)
 
     let paths: [String]
+    let json: Bool
 
     init(_ arguments: ParsedArguments) throws {
         guard !arguments.positionals.isEmpty else {
             throw UsageError(description: "info needs at least one file; see 'imgprep info --help'")
         }
         paths = arguments.positionals
+        json = arguments.has("json")
     }
 
     func run() async -> Int32 {
@@ -23,10 +29,21 @@ struct InfoCommand: Command {
         for (index, path) in paths.enumerated() {
             do {
                 let description = try ImageInspector.inspect(try RawPath.read(path))
-                FileHandle.standardOutput.write(Data(RawPath.bytes((index > 0 ? "\n" : "") + render(path, description))))
+                if json {
+                    JSONLine.print(object(path, description))
+                } else {
+                    FileHandle.standardOutput.write(Data(RawPath.bytes((index > 0 ? "\n" : "") + render(path, description))))
+                }
             } catch {
                 failed = true
-                FileHandle.standardError.write(Data(RawPath.bytes("imgprep: \(path): \(error)\n")))
+                let failure = error as? ImagePrepError ?? ImagePrepError(.io, "\(error)")
+                if json {
+                    JSONLine.print(JSONLine.naming(path, as: "input", in: [
+                        "status": "failed", "error": failure.description, "error_kind": failure.kind.rawValue,
+                    ]))
+                } else {
+                    FileHandle.standardError.write(Data(RawPath.bytes("imgprep: \(path): \(failure)\n")))
+                }
             }
         }
         return failed ? 1 : 0
@@ -36,7 +53,7 @@ struct InfoCommand: Command {
         var lines = ["\(path):"]
         func add(_ label: String, _ value: String) { lines.append("  " + (label + ":").padding(toLength: 14, withPad: " ", startingAt: 0) + value) }
         add("format", d.format + (d.brands.isEmpty ? "" : " (brands \(d.brands.map { "'\($0)'" }.joined(separator: ", ")))"))
-        add("size", "\(d.width)x\(d.height)")
+        add("size", "\(d.width)x\(d.height)" + (d.storedSize.map { " upright (stored \($0.width)x\($0.height))" } ?? ""))
         add("bit depth", "\(d.bitDepth)")
         add("alpha", d.hasAlpha ? "yes" : "no")
         add("orientation", d.exifOrientation.map { "EXIF \($0)" } ?? "no EXIF Orientation")
@@ -44,11 +61,32 @@ struct InfoCommand: Command {
         add("exif", d.exifBytes > 0 ? "\(d.exifBytes) bytes" : "none")
         for (label, value) in d.exifFields { lines.append("    " + (label + ":").padding(toLength: 20, withPad: " ", startingAt: 0) + value) }
         add("xmp", d.xmpBytes > 0 ? "\(d.xmpBytes) bytes" : "none")
+        add("iptc", d.iptcBytes > 0 ? "\(d.iptcBytes) bytes" : "none")
+        for comment in d.comments { add("comment", comment.trimmingCharacters(in: .whitespacesAndNewlines)) }
         if !d.contents.isEmpty {
             add("contents", d.contents[0])
             for line in d.contents.dropFirst() { lines.append(String(repeating: " ", count: 16) + line) }
         }
         for note in d.notes { add("note", note) }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The same as `render`, as one JSON object: numbers as numbers, absent things as null.
+    private func object(_ path: String, _ d: ImageDescription) -> [String: Any] {
+        let null = NSNull()
+        return JSONLine.naming(path, as: "input", in: [
+            "status": "ok",
+            "format": d.format, "brands": d.brands, "width": d.width, "height": d.height,
+            "stored_width": d.storedSize?.width ?? null, "stored_height": d.storedSize?.height ?? null,
+            "bit_depth": d.bitDepth, "alpha": d.hasAlpha, "orientation": d.exifOrientation ?? null,
+            "colour": d.colour,
+            "icc": d.iccProfile.map { ["name": $0.name, "bytes": $0.bytes] as [String: Any] } ?? null,
+            "nclx": d.nclx.map { ["primaries": $0.primaries, "transfer": $0.transfer, "matrix": $0.matrix,
+                                  "full_range": $0.fullRange, "name": $0.name] as [String: Any] } ?? null,
+            "exif_bytes": d.exifBytes,
+            "exif": Dictionary(d.exifFields, uniquingKeysWith: { first, _ in first }),
+            "xmp_bytes": d.xmpBytes, "iptc_bytes": d.iptcBytes, "comments": d.comments,
+            "contents": d.contents, "notes": d.notes,
+        ])
     }
 }

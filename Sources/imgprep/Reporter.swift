@@ -11,6 +11,8 @@ final class Reporter: Sendable {
     let budget: Int?
     /// This copy's shard, named in every JSON line and the summary.
     let shard: ShardSpec?
+    /// --dry-run: outcomes are what would be written, and the summary says so.
+    let dryRun: Bool
     private let progress: Mutex<Progress>
     private let showProgress: Bool
 
@@ -21,10 +23,11 @@ final class Reporter: Sendable {
         var lineShown = false
     }
 
-    init(mode: Mode, command: String, budget: Int?, shard: ShardSpec? = nil) {
+    init(mode: Mode, command: String, budget: Int?, dryRun: Bool = false, shard: ShardSpec? = nil) {
         self.mode = mode
         self.command = command
         self.budget = budget
+        self.dryRun = dryRun
         self.shard = shard
         self.progress = Mutex(Progress())
         self.showProgress = isatty(STDERR_FILENO) != 0 && (mode == .normal || mode == .verbose)
@@ -55,9 +58,15 @@ final class Reporter: Sendable {
             if outcome.status == .failed { writeError("imgprep: \(input): \(outcome.reason ?? "failed")") }
             return
         case .normal, .verbose:
+            // A failure is one line on stderr, whatever the mode.
             if outcome.status == .failed { writeError("imgprep: \(input): \(outcome.reason ?? "failed")") }
             for warning in outcome.warnings { writeError("imgprep: \(input): warning: \(warning)") }
-            if mode == .verbose || (command == "compress" && outcome.status == .ok) { printLine(line(outcome)) }
+            if dryRun {
+                // The outputs it would write, one per line, as a script would want them.
+                if outcome.status == .ok { printLine(outcome.job.output) }
+            } else if outcome.status != .failed && (mode == .verbose || (command == "compress" && outcome.status == .ok)) {
+                printLine(line(outcome))
+            }
         }
         drawProgress()
     }
@@ -66,33 +75,40 @@ final class Reporter: Sendable {
         let seconds = progress.withLock { Date().timeIntervalSince($0.start) }
         clearProgress()
         if mode == .json {
-            var fields: [String: Any] = ["converted": summary.converted, "skipped": summary.skipped,
-                                         "failed": summary.failed, "seconds": (seconds * 1000).rounded() / 1000,
-                                         "encodes": summary.encodes, "interrupted": summary.interrupted]
-            if let budget { fields["budget"] = budget }
-            if let shard { fields["shard"] = shard.description }
-            printJSON(["summary": fields])
+            printJSON(["summary": summaryFields(summary, seconds: seconds)])
             return
         }
         guard mode != .quiet || summary.interrupted else { return }
-        let verb = command == "compress" ? "compressed" : "converted"
-        var text = "\(summary.converted) \(verb), \(summary.skipped) skipped, \(summary.failed) failed in \(String(format: "%.1f", seconds))s"
+        let done = dryRun ? "would \(command) \(summary.converted)"
+            : "\(summary.converted) \(command == "compress" ? "compressed" : "converted")"
+        var text = "\(done), \(summary.skipped) skipped, \(summary.failed) failed in \(String(format: "%.1f", seconds))s"
+        // Nothing to do at all: an empty list from a pipe or --files-from (a `find` that matched nothing).
+        if progress.withLock({ $0.source?.jobsFound == 0 }) && !summary.interrupted { text = "0 files" }
         if let shard { text += " (shard \(shard))" }
         if summary.interrupted { text = "interrupted: " + text }
         writeError(text)
     }
 
+    private func summaryFields(_ summary: BatchSummary, seconds: Double) -> [String: Any] {
+        var fields: [String: Any] = ["converted": summary.converted, "skipped": summary.skipped,
+                                     "failed": summary.failed, "seconds": (seconds * 1000).rounded() / 1000,
+                                     "encodes": summary.encodes, "interrupted": summary.interrupted]
+        if let budget { fields["budget"] = budget }
+        if dryRun { fields["dry_run"] = true }
+        if let shard { fields["shard"] = shard.description }
+        return fields
+    }
+
     private func line(_ outcome: FileOutcome) -> String {
         let input = outcome.job.input
         switch outcome.status {
-        case .failed: return "\(input): failed: \(outcome.reason ?? "")"
-        case .skipped: return "\(input): skipped (\(outcome.reason ?? ""))"
+        case .failed, .skipped: return "\(input): \(outcome.status.rawValue) (\(outcome.reason ?? ""))"
         case .ok:
-            if let reason = outcome.reason { return "\(input): \(reason)" }  // dry run
             var parts = ["\(outcome.width ?? 0)x\(outcome.height ?? 0)", "\(outcome.bytes ?? 0) bytes"]
             if let budget { parts[1] += " of \(budget)" }
-            if outcome.passedThrough { parts.append("unchanged, already within budget") }
+            if outcome.passedThrough { parts.append(budget == nil ? "unchanged" : "unchanged, already within budget") }
             if let quality = outcome.quality { parts.append("quality \(quality)") }
+            if outcome.lossless { parts.append("lossless, not re-encoded") }
             if let encodes = outcome.encodes, budget != nil { parts.append("\(encodes) encode\(encodes == 1 ? "" : "s")") }
             return "\(input) -> \(outcome.job.output) (\(parts.joined(separator: ", ")))"
         }
@@ -100,7 +116,6 @@ final class Reporter: Sendable {
 
     private func json(_ outcome: FileOutcome) -> [String: Any] {
         var object: [String: Any] = [
-            "input": outcome.job.input, "output": outcome.job.output.isEmpty ? NSNull() : outcome.job.output,
             "status": outcome.status.rawValue,
             "error": outcome.status == .failed ? (outcome.reason ?? "failed") : NSNull(),
             "error_kind": outcome.errorKind?.rawValue ?? NSNull(),
@@ -110,19 +125,19 @@ final class Reporter: Sendable {
             "ms": outcome.milliseconds, "warnings": outcome.warnings,
         ]
         if outcome.status == .skipped { object["reason"] = outcome.reason ?? NSNull() }
-        if outcome.status == .ok, let reason = outcome.reason { object["dry_run"] = true; object["note"] = reason }
+        if dryRun && outcome.status == .ok { object["dry_run"] = true }
         if outcome.passedThrough { object["unchanged"] = true }
         if outcome.cached { object["cached"] = true }
         if let first = outcome.duplicateOf { object["duplicate_of"] = first }
         if let shard { object["shard"] = shard.description }
+        if outcome.lossless { object["lossless"] = true }
         if let budget { object["budget"] = budget }
-        return object
+        object = JSONLine.naming(outcome.job.input, as: "input", in: object)
+        guard !outcome.job.output.isEmpty else { return object.merging(["output": NSNull()]) { $1 } }
+        return JSONLine.naming(outcome.job.output, as: "output", in: object)
     }
 
-    private func printJSON(_ object: [String: Any]) {
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
-        printLine(String(decoding: data, as: UTF8.self))
-    }
+    private func printJSON(_ object: [String: Any]) { JSONLine.print(object) }
 
     private func printLine(_ text: String) {
         FileHandle.standardOutput.write(Data(RawPath.bytes(text + "\n")))

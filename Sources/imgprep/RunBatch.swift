@@ -5,10 +5,11 @@ import ImagePrep
 /// prepare them in worker processes, write, report, and say the exit status.
 func runBatch(_ options: BatchCommandOptions, command: String) async -> Int32 {
     let reporter = Reporter(mode: options.report, command: command, budget: options.settings.budget?.maxBytes,
-                            shard: options.shard)
+                            dryRun: options.batch.dryRun, shard: options.shard)
     let list: JobSource.List?
     do {
         list = try options.list()
+        try options.checkOutputFile(listGiven: list != nil)
     } catch {
         reporter.usageError("\(error)")
         return 2
@@ -26,7 +27,7 @@ func runBatch(_ options: BatchCommandOptions, command: String) async -> Int32 {
     }
 
     let planner = JobPlanner(format: options.settings.format, outputDirectory: options.outputDirectory,
-                             inPlace: options.batch.inPlace)
+                             outputFile: options.outputFile, inPlace: options.batch.inPlace)
     let source = JobSource(arguments: options.paths, list: list, recursive: options.recursive,
                            excluding: options.outputDirectory, planner: planner, shard: options.shard)
     let cancellation = CancellationFlag()

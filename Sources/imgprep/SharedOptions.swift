@@ -1,11 +1,12 @@
 /// Options shared by convert and compress: what to read, where to write, how to report.
 enum SharedOptions {
     static let image: [OptionSpec] = [
-        .value("output", "o", "DIR", "write outputs into DIR (created if missing) instead of next to each input"),
+        .value("output", "o", "DIR", "write outputs into DIR (created if missing) instead of next to each input; -o NAME.jpg or .png writes one input to that file"),
         .value("max-dimension", nil, "N", "shrink so the long edge is exactly N pixels; never enlarges"),
         .value("background", nil, "COLOR", "colour under transparent pixels in JPEG output: white, black or #rrggbb", default: "white"),
-        .flag("strip-gps", nil, "remove GPS from EXIF and XMP, keep everything else"),
-        .flag("strip-metadata", nil, "drop EXIF and XMP; the ICC profile stays so colours do not change"),
+        .flag("strip-location", nil, "remove where the photo was taken: EXIF GPS, XMP and IPTC location fields; keep everything else"),
+        .flag("strip-gps", nil, "the same as --strip-location"),
+        .flag("strip-metadata", nil, "drop EXIF, XMP, IPTC and comments; the ICC profile stays so colours do not change"),
         .value("subsampling", nil, "MODE", "JPEG chroma: auto (444 at quality 90+, 420 below and in budget searches), 420, 422 or 444", default: "auto"),
         .flag("progressive", nil, "write progressive JPEG"),
         .value("max-pixels", nil, "N", "refuse inputs with more pixels than N before decoding", default: "300000000"),

@@ -2,7 +2,7 @@ import Foundation
 import ImagePrep
 
 /// imgprep: parse the command line, run one command, exit with its status
-/// (0 all good, 1 some file failed, 2 usage error, 130 interrupted).
+/// (0 all good, 1 some file failed, 2 usage error, 130/143 interrupted by SIGINT/SIGTERM).
 let commands: [any Command.Type] = [ConvertCommand.self, CompressCommand.self, InfoCommand.self]
 let version = "0.1.0"
 
@@ -14,8 +14,9 @@ Usage: imgprep COMMAND [options] FILE...
 Commands:
 \(commands.map { "  " + $0.spec.name.padding(toLength: 10, withPad: " ", startingAt: 0) + $0.spec.abstract }.joined(separator: "\n"))
 
-Run 'imgprep COMMAND --help' for a command's options.
-Exit status: 0 when no file failed, 1 when any file failed, 2 for usage errors, 130 when interrupted.
+Run 'imgprep COMMAND --help' for a command's options, 'imgprep --version' for the libraries in use.
+
+\(ExitStatus.lines(ExitStatus.batch).joined(separator: "\n"))
 
 """
 
@@ -44,12 +45,14 @@ case "-h", "--help", "help":
     exit(0)
 case "--version", "-V":
     print("imgprep \(version)")
+    for library in LibraryVersions.loaded { print("\(library.name) \(library.version)") }
     exit(0)
 default:
     break
 }
 guard let commandType = commands.first(where: { $0.spec.name == first }) else {
-    fail("unknown command '\(first)'; see 'imgprep --help'")
+    let hint = Spelling.nearest(first, among: commands.map { $0.spec.name }).map { "did you mean '\($0)'? " } ?? ""
+    fail("unknown command '\(first)'; \(hint)see 'imgprep --help'")
 }
 arguments.removeFirst()
 do {

@@ -21,4 +21,14 @@ import Testing
         #expect(ByteSize.format(204_800) == "204.8 KB")
         #expect(ByteSize.format(512) == "512 B")
     }
+
+    /// A budget is echoed in the units it was given in: `200KiB` is "200 KiB", not "204.8 KB".
+    @Test(arguments: [
+        ("200KiB", "200 KiB"), ("1.5MiB", "1.5 MiB"), ("1MiB", "1 MiB"), ("2GiB", "2 GiB"), ("512KiB", "512 KiB"),
+        ("500KB", "500 KB"), ("1.5MB", "1.5 MB"), ("250000", "250000 B"), ("250000B", "250000 B"), ("0.5KiB", "512 B"),
+    ])
+    func echoesTheUnitFamilyTheUserGave(text: String, shown: String) throws {
+        let parsed = try #require(ByteSize.parseWithFamily(text))
+        #expect(ByteBudget(maxBytes: parsed.bytes, family: parsed.family).formatted == shown)
+    }
 }

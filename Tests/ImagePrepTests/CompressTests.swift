@@ -32,7 +32,12 @@ import Testing
                 settings.threadsPerImage = 2
                 let result = try ImagePipeline.prepare(file, settings: settings)
                 #expect(result.bytes.count <= budget, "\(path) at \(budget): \(result.bytes.count) bytes")
-                if result.passedThrough { continue }
+                if result.passedThrough || result.lossless { continue }
+                // A JPEG input is never searched above its own quality, nor past its own size when it fit.
+                let isJPEG = file.starts(with: [0xFF, 0xD8])
+                let ceiling = isJPEG ? min(95, JPEGMarkers.estimatedQuality(of: file) ?? 95) : 95
+                let limit = isJPEG && file.count <= budget ? file.count : budget
+                #expect((result.quality ?? 0) <= ceiling && result.bytes.count <= limit, "\(path) at \(budget)")
                 let downscaled = result.warnings.contains { $0.contains("does not fit") }
                 if downscaled {
                     downscaledEncodes += result.encodes
@@ -41,14 +46,15 @@ import Testing
                     encodes += result.encodes
                     searches += 1
                 }
-                guard let quality = result.quality, quality < 95, !downscaled else { continue }
-                // Optimal: the next quality up, same settings, is over the budget.
+                guard let quality = result.quality, quality < ceiling, !downscaled else { continue }
+                // Optimal: the next quality up, same settings, is over the limit.
                 var next = settings
                 next.budget = nil
                 next.quality = quality + 1
                 next.subsampling = .s420  // what the search used (auto would pick 4:4:4 at 90+)
+                next.losslessJPEG = false  // an encode at that quality, not the source's coefficients
                 let above = try ImagePipeline.prepare(file, settings: next)
-                #expect(above.bytes.count > budget, "\(path) at \(budget): q\(quality + 1) also fits (\(above.bytes.count))")
+                #expect(above.bytes.count > limit, "\(path) at \(budget): q\(quality + 1) also fits (\(above.bytes.count))")
             }
         }
         let average = Double(encodes) / Double(max(searches, 1))

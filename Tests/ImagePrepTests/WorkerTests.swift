@@ -20,7 +20,7 @@ import Testing
         }
         let image = PixelBuffer(width: width, height: height, channels: 3, pixels: pixels)
         let jpeg = try? JPEGEncoder().encode(image, quality: 95, settings: JPEGSettings())
-        FileManager.default.createFile(atPath: path, contents: Data(jpeg ?? []))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(jpeg ?? []))
         return path
     }()
 
@@ -77,7 +77,7 @@ import Testing
         #expect(failed.count == 1)
         #expect(failed.first?["input"] as? String == Self.slowJPEG)
         #expect(failed.first?["error_kind"] as? String == "timeout")
-        #expect((failed.first?["error"] as? String ?? "").hasPrefix("no result after 0.25 s"), "\(failed)")
+        #expect(((failed.first?["error"] as? String) ?? "").hasPrefix("no result after 0.25 s"), "\(failed)")
         #expect(lines.filter { $0["status"] as? String == "ok" }.count == fixtures.count)
         #expect(BatchTests.listing(out).count == fixtures.count, "\(BatchTests.listing(out))")
     }

@@ -46,7 +46,7 @@ import Testing
         """
 
     @Test func stripsGPSInBothFormsAndNothingElse() throws {
-        let result = try XMP.patch(Array(Self.sample.utf8), resetOrientation: false, stripGPS: true)
+        let result = try XMP.patch(Array(Self.sample.utf8), resetOrientation: false, stripLocation: true)
         var expected = Self.sample
         for removed in [
             "\n    exif:GPSLatitude=\"47,36.7022N\"", "\n    exif:GPSLongitude='122,19.9876W'",
@@ -63,17 +63,17 @@ import Testing
 
     @Test func detectsGPS() throws {
         let packet = Array(Self.sample.utf8)
-        #expect(XMP.hasGPS(packet))
-        #expect(!XMP.hasGPS(try XMP.patch(packet, resetOrientation: false, stripGPS: true)))
+        #expect(XMP.hasLocation(packet))
+        #expect(!XMP.hasLocation(try XMP.patch(packet, resetOrientation: false, stripLocation: true)))
         let elementOnly = #"<r xmlns:e="http://ns.adobe.com/exif/1.0/"><e:GPSAltitude>1</e:GPSAltitude></r>"#
-        #expect(XMP.hasGPS(Array(elementOnly.utf8)))
-        #expect(XMP.hasGPS(Array("<r><unclosed></r>".utf8)))   // malformed: cannot rule GPS out
+        #expect(XMP.hasLocation(Array(elementOnly.utf8)))
+        #expect(XMP.hasLocation(Array("<r><unclosed></r>".utf8)))   // malformed: cannot rule GPS out
     }
 
     @Test func resetsOrientationInBothForms() throws {
         let packet = Array(Self.sample.utf8)
         #expect(XMP.orientation(in: packet) == 6)
-        let result = try XMP.patch(packet, resetOrientation: true, stripGPS: false)
+        let result = try XMP.patch(packet, resetOrientation: true, stripLocation: false)
         let expected = Self.sample
             .replacingOccurrences(of: "tiff:Orientation=\"6\"", with: "tiff:Orientation=\"1\"")
             .replacingOccurrences(of: "<t:Orientation>8</t:Orientation>", with: "<t:Orientation>1</t:Orientation>")
@@ -90,19 +90,20 @@ import Testing
 
     @Test func changesNothingWhenAskedForNothing() throws {
         let packet = Array(Self.sample.utf8)
-        #expect(try XMP.patch(packet, resetOrientation: false, stripGPS: false) == packet)
+        #expect(try XMP.patch(packet, resetOrientation: false, stripLocation: false) == packet)
     }
 
     @Test(arguments: [
         "<a><b></a>", "<a>", "<a x=\"1></a>", "<a><!-- </a>", "<a x></a>", "</a>", "<a></b>",
     ])
     func malformedPacketsThrow(packet: String) {
-        #expect(throws: ImagePrepError.self) { try XMP.patch(Array(packet.utf8), resetOrientation: true, stripGPS: true) }
+        #expect(throws: ImagePrepError.self) { try XMP.patch(Array(packet.utf8), resetOrientation: true, stripLocation: true) }
         #expect(XMP.orientation(in: Array(packet.utf8)) == nil)
         #expect(!isWellFormed(Array(packet.utf8)))   // the checker used above can say no
     }
 
-    /// Real packets hold no GPS, so only an Orientation other than 1 may change: exactly one byte.
+    /// Real packets hold no GPS, so only an Orientation other than 1 may change (exactly one byte), and
+    /// location properties where there are some (Thompson Springs: photoshop:City, State, Country).
     @Test(.enabled(if: corpus != nil), arguments: [
         "jpeg/immich__thompson-springs.jpg", "jpeg/pillow__xmp_test.jpg", "jpeg/immich__portrait-orientation-6.jpg",
         "heic/libheif__rainbow-451x461.heic", "heic/pillow_heif__L_xmp_latin1.heic", "heic/immich__samsung-one-ui-6.heic",
@@ -110,10 +111,14 @@ import Testing
     ])
     func realPacketsChangeOnlyOrientation(file: String) throws {
         let packet = try run(["exiftool", "-b", "-xmp", try #require(corpus).appendingPathComponent(file).path])
-        let result = try XMP.patch(packet, resetOrientation: true, stripGPS: true)
+        let result = try XMP.patch(packet, resetOrientation: true, stripLocation: true)
         // The Latin-1 packet is not UTF-8, so XMLParser rejects it before and after alike.
         #expect(isWellFormed(result) == isWellFormed(packet))
-        if let orientation = XMP.orientation(in: packet), orientation != 1 {
+        if XMP.hasLocation(packet) {
+            #expect(!XMP.hasLocation(result) && XMP.orientation(in: result) ?? 1 == 1)
+            let kept = try XMP.patch(packet, resetOrientation: false, stripLocation: false)
+            #expect(kept == packet)
+        } else if let orientation = XMP.orientation(in: packet), orientation != 1 {
             #expect(XMP.orientation(in: result) == 1)
             #expect(result.count == packet.count)
             let differing = packet.indices.filter { packet[$0] != result[$0] }

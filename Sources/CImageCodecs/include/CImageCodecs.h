@@ -1,8 +1,8 @@
 /*
- * CImageCodecs: setjmp-guarded calls into libjpeg(-turbo) and libpng, plus the C needs that
- * Swift cannot meet itself: the resize filter's inner loops built per CPU level, glibc's
- * allocator settings, close-on-exec pipes for worker processes, and SHA-256 (Foundation on Linux
- * has none; the fast path needs a CPU target).
+ * CImageCodecs: setjmp-guarded calls into libjpeg(-turbo) and libpng, lossless JPEG transforms through
+ * TurboJPEG, plus the C needs that Swift cannot meet itself: the resize filter's inner loops built per
+ * CPU level, glibc's allocator settings, close-on-exec pipes for worker processes, SHA-256 (Foundation
+ * on Linux has none; the fast path needs a CPU target), and the versions of the libraries loaded.
  *
  * Both libraries report fatal errors by exit() or longjmp, which Swift cannot catch, so every
  * entry point here catches them and returns 0 on success or nonzero on failure, with the
@@ -109,6 +109,31 @@ int cic_jpeg_encode_ycbcr420(const uint8_t *y, size_t y_stride,
                              const cic_jpeg_segment *segments, size_t segment_count,
                              uint8_t **out, size_t *out_size,
                              char *err, size_t errlen);
+/* Reads every DCT coefficient (entropy decoding only, no pixels) and judges the data by
+ * cic_jpeg_decode's rules: 0 when a decode would succeed, else its error. For files passed on without
+ * decoding, so a truncated JPEG fails as it would when re-encoded. */
+int cic_jpeg_check(const uint8_t *data, size_t size, char *err, size_t errlen);
+
+/* Re-writes a JPEG's DCT coefficients without decoding them (nothing is requantized): optimal Huffman
+ * tables, progressive scans when `progressive` is nonzero, the same quantization tables, sampling and
+ * colour space, and `segments` written after SOI (and JFIF APP0) in place of every other marker segment.
+ * Damaged data is an error, as in cic_jpeg_decode. Same output rules as the encoders. */
+int cic_jpeg_recode(const uint8_t *data, size_t size, int progressive,
+                    const cic_jpeg_segment *segments, size_t segment_count,
+                    uint8_t **out, size_t *out_size, char *err, size_t errlen);
+
+/* Returned by cic_jpeg_transform when the turn cannot be lossless (no message set). */
+#define CIC_NOT_PERFECT 3
+
+/* Turns or flips a JPEG upright without decoding it, as `jpegtran -perfect` does (libjpeg-turbo's
+ * TurboJPEG tjTransform moves the DCT coefficients), then re-writes it with cic_jpeg_recode's rules.
+ * `orientation` is the EXIF Orientation (2...8) to undo. Returns CIC_NOT_PERFECT when a partial MCU
+ * at an edge would have to move (the side that becomes the top or left is not a multiple of the MCU
+ * size, 8 or 16 pixels) or the sampling is one TurboJPEG does not know. */
+int cic_jpeg_transform(const uint8_t *data, size_t size, int orientation, int progressive,
+                       const cic_jpeg_segment *segments, size_t segment_count,
+                       uint8_t **out, size_t *out_size, char *err, size_t errlen);
+
 /* ---- PNG -------------------------------------------------------------------------------- */
 
 /* A decoded PNG. Buffers that are absent are NULL with size 0. */
@@ -133,6 +158,13 @@ int cic_png_decode(const uint8_t *data, size_t size, cic_png_image *image,
                    char *err, size_t errlen);
 void cic_png_image_free(cic_png_image *image);
 
+/* A text to write as a "Comment" chunk: tEXt (Latin-1) when utf8 is 0, else iTXt. No NUL bytes. */
+typedef struct {
+    const uint8_t *text;
+    size_t size;
+    int utf8;
+} cic_png_text;
+
 /* What to write besides the pixels; NULL/0 fields are skipped. */
 typedef struct {
     int compression_level;  /* zlib level 0...9 (6 is libpng's default) */
@@ -143,6 +175,8 @@ typedef struct {
     size_t exif_size;
     const uint8_t *xmp;     /* XMP packet, written as uncompressed iTXt "XML:com.adobe.xmp" */
     size_t xmp_size;
+    const cic_png_text *comments;
+    size_t comment_count;
 } cic_png_options;
 
 /* Encodes 8-bit RGB (channels 3) or RGBA (channels 4), non-interlaced, with libpng's adaptive
@@ -200,14 +234,20 @@ void cic_horizontal_taps(const float *line, const long *starts, const float *wei
  * close-on-exec atomically, or a worker spawned meanwhile by another thread would inherit them. */
 int cic_pipe_cloexec(int fds[2]);
 
-/* Versions, for the output cache's key: libjpeg-turbo's (as built against; "2.1.5"), libpng's
- * (running; 10639 for 1.6.39), and whether the resize loops run their AVX2/FMA build (whose float
- * rounding may differ from the baseline build's). */
-const char *cic_jpeg_version(void);
-unsigned long cic_png_version(void);
+/* Whether the resize loops run their AVX2/FMA build, whose float rounding may differ from the
+ * baseline build's (part of the output cache's key). */
 int cic_resize_uses_avx2(void);
 
 /* Fixes glibc's mmap and trim thresholds (M_MMAP_THRESHOLD, M_TRIM_THRESHOLD): see BatchRunner for why. */
 void cic_tune_allocator(size_t mmap_threshold, size_t trim_threshold);
+
+/* ---- Library versions ------------------------------------------------------------------- */
+
+/* libpng's version as the loaded library reports it ("1.6.39"). */
+const char *cic_png_version(void);
+/* libjpeg-turbo's version and build ("2.1.5 (build 20230203)") read from the loaded library; 0 on success. */
+int cic_jpeg_version(char *buffer, size_t size);
+/* The file the shared library holding `symbol` was loaded from, symlinks resolved; 0 on success. */
+int cic_library_file(const void *symbol, char *buffer, size_t size);
 
 #endif /* CIMAGECODECS_H */

@@ -45,15 +45,16 @@ public struct FileConverter: Sendable {
             outcome.reason = reason
             return outcome
         }
-        if options.dryRun {
-            outcome.reason = "dry run: would write \(job.output)"
-            return outcome
-        }
         do {
-            let bytes = try RawPath.read(job.input)
-            if options.inPlace, case .success(let format) = FormatSniffer.sniff(bytes), format != .jpeg {
-                throw ImagePrepError(.output, "--in-place replaces JPEG files only; this is \(format.name): use -o DIR")
+            if options.dryRun {
+                // What a real run would refuse before decoding: a file that is not an image we read.
+                let head = try RawPath.read(job.input, limit: 4096)   // an ftyp box with many brands fits
+                try refuseInPlace(FormatSniffer.sniff(head).get())
+                outcome.reason = "dry run: would write \(job.output)"
+                return outcome
             }
+            let bytes = try RawPath.read(job.input)
+            if case .success(let format) = FormatSniffer.sniff(bytes) { try refuseInPlace(format) }
             var jobSettings = settings
             jobSettings.threadsPerImage = context.threads
             let key = reuse?.key(for: bytes)
@@ -73,6 +74,7 @@ public struct FileConverter: Sendable {
             outcome.quality = prepared.quality
             outcome.encodes = prepared.encodes
             outcome.passedThrough = prepared.passedThrough
+            outcome.lossless = prepared.lossless
             outcome.warnings = prepared.warnings
             guard !cancellation.isCancelled else {
                 return FileOutcome(job: job, failure: ImagePrepError(.interrupted, "interrupted"))
@@ -88,6 +90,11 @@ public struct FileConverter: Sendable {
             return FileOutcome(job: job, failure: ImagePrepError(.io, "\(error)"))
         }
         return outcome
+    }
+
+    private func refuseInPlace(_ format: SniffedFormat) throws {
+        guard options.inPlace, format != .jpeg else { return }
+        throw ImagePrepError(.output, "--in-place replaces JPEG files only; this is \(format.name): use -o DIR")
     }
 
     static func skipReason(_ job: BatchJob, options: BatchOptions) -> String? {

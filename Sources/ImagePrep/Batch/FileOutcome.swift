@@ -19,6 +19,8 @@ public struct FileOutcome: Sendable {
     public var cached = false
     /// The same bytes and settings as this earlier input of the run: its output, copied.
     public var duplicateOf: String?
+    /// A JPEG turned or re-tagged without re-encoding (see PreparedImage.lossless).
+    public var lossless = false
     public var warnings: [String] = []
     public var milliseconds = 0
 
@@ -41,4 +43,6 @@ public struct BatchSummary: Sendable {
     public var failed = 0
     public var interrupted = false
     public var encodes = 0
+
+    public init() {}
 }

@@ -42,6 +42,14 @@ public struct JPEGDecoder: ImageDecoding {
         return 1
     }
 
+    /// Throws what decoding would throw for damaged picture data (truncated, corrupt), without making
+    /// pixels: for files passed on or transformed without a decode.
+    public static func checkIntegrity(of file: [UInt8]) throws {
+        try callCodec("libjpeg") { err, errlen in
+            file.withUnsafeBufferPointer { cic_jpeg_check($0.baseAddress, $0.count, err, errlen) }
+        }
+    }
+
     /// The image size from the headers alone: cheap, for a pixel-cap check before decoding.
     public static func dimensions(of file: [UInt8]) throws -> (width: Int, height: Int) {
         var width: Int32 = 0, height: Int32 = 0, components: Int32 = 0

@@ -10,21 +10,29 @@ public protocol ImageEncoding: Sendable {
     var takesYCbCr420: Bool { get }
     /// The largest EXIF and XMP blocks the format can carry.
     var metadataLimits: MetadataLimits { get }
+    /// The metadata blocks the format has a place for. OutputMetadata drops the others before encoding,
+    /// with a warning that names each, so an encoder never has to drop anything silently.
+    var carriedMetadata: Set<MetadataBlock> { get }
     /// How size falls with quality, to aim the budget search's trials.
     var sizeModel: SizeModel { get }
     /// Another way to write the same format that is smaller on some pictures; the budget search tries it
-    /// one quality above its answer (JPEG: standard tables after a search with transposed ones).
+    /// one quality above its answer, and a single encode tries both (JPEG: standard tables besides
+    /// transposed ones).
     var alternative: (any ImageEncoding)? { get }
 
+    /// Mean squared error per sample of `encoded` (this encoder's output) against `picture`, to choose
+    /// between this encoder and its `alternative` at one quality; nil when it cannot tell.
+    func meanSquaredError(of encoded: [UInt8], from picture: DecodedPixels) -> Double?
     /// Bytes that `metadata` adds to every encode, whatever the quality.
     func metadataBytes(_ metadata: ImageMetadata) -> Int
     /// One encode. `quality` is 1...100 and ignored by lossless encoders; `metadata` is already
-    /// prepared for this output (OutputMetadata.prepare with `metadataLimits`).
+    /// prepared for this output (OutputMetadata.prepare: within `metadataLimits`, only `carriedMetadata`).
     func encode(_ picture: DecodedPixels, quality: Int, metadata: ImageMetadata) throws -> [UInt8]
 }
 
 extension ImageEncoding {
     public var alternative: (any ImageEncoding)? { nil }
+    public func meanSquaredError(of encoded: [UInt8], from picture: DecodedPixels) -> Double? { nil }
 }
 
 /// How big a metadata block an output format can hold (nil: no limit short of memory).

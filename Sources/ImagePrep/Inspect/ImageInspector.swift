@@ -4,16 +4,27 @@ import CHeif
 public struct ImageDescription: Sendable {
     public var format: String
     public var brands: [String] = []
-    /// Upright size (after HEIF transforms; JPEG and PNG as stored).
+    /// Upright size: HEIF transforms and (for JPEG and PNG) EXIF Orientation applied, as outputs will be.
     public var width = 0
     public var height = 0
+    /// The size as stored, when it differs from the upright size.
+    public var storedSize: (width: Int, height: Int)?
     public var bitDepth = 8
     public var hasAlpha = false
     public var exifOrientation: Int?
+    /// The colour in words: an ICC profile by name, nclx code points by meaning, or none.
     public var colour: String = "none (viewers assume sRGB)"
+    /// The ICC profile's name and size, when there is one (on the image or, for a grid, its tiles).
+    public var iccProfile: (name: String, bytes: Int)?
+    /// The nclx code points, when the colour is given that way.
+    public var nclx: NCLXColor?
     public var exifFields: [(String, String)] = []
     public var exifBytes = 0
     public var xmpBytes = 0
+    /// Bytes of Photoshop resources holding IPTC (0 when none).
+    public var iptcBytes = 0
+    /// JPEG comments, as text.
+    public var comments: [String] = []
     /// One line per thing inside a HEIF file: images, thumbnails, auxiliary images, references.
     public var contents: [String] = []
     public var notes: [String] = []
@@ -38,16 +49,27 @@ public enum ImageInspector {
         }
     }
 
+    /// What the metadata says, for a picture stored `width` x `height` whose EXIF Orientation still applies.
     private static func describe(_ metadata: ImageMetadata, format: String, width: Int, height: Int) -> ImageDescription {
         var description = ImageDescription(format: format, width: width, height: height)
+        describeBlocks(metadata, into: &description)
+        if let orientation = description.exifOrientation.map(ExifOrientation.init(exifValue:)), orientation.swapsDimensions {
+            (description.width, description.height) = (height, width)
+            description.storedSize = (width, height)
+        }
+        if let icc = metadata.icc { description.setICC(icc, where: "") }
+        return description
+    }
+
+    private static func describeBlocks(_ metadata: ImageMetadata, into description: inout ImageDescription) {
         if let exif = metadata.exif {
             description.exifBytes = exif.count
             description.exifOrientation = Exif.orientation(in: exif)
             description.exifFields = ExifSummary.fields(of: exif)
         }
         description.xmpBytes = metadata.xmp?.count ?? 0
-        if let icc = metadata.icc { description.colour = "ICC profile \"\(iccDescription(icc))\", \(icc.count) bytes" }
-        return description
+        description.iptcBytes = metadata.iptc?.count ?? 0
+        description.comments = metadata.comments.map { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
     }
 
     private static func inspectHeif(_ file: [UInt8], major: String, compatible: [String]) throws -> ImageDescription {
@@ -62,30 +84,31 @@ public enum ImageInspector {
         description.hasAlpha = heif_image_handle_has_alpha_channel(handle) != 0
         let stored = (Int(heif_image_handle_get_ispe_width(handle)), Int(heif_image_handle_get_ispe_height(handle)))
         if stored != (description.width, description.height) {
+            description.storedSize = stored
             description.notes.append("stored as \(stored.0)x\(stored.1); irot/imir/clap make it \(description.width)x\(description.height) upright")
         }
         // Metadata as the decoder extracts it, so info and convert agree.
-        let metadata: ImageMetadata
         var warnings: [String] = []
-        metadata = HeifDecoder.metadata(handle: handle, image: nil, warnings: &warnings)
+        let metadata = HeifDecoder.metadata(handle: handle, image: nil, warnings: &warnings)
         description.notes += warnings
-        let described = describe(metadata, format: description.format, width: description.width, height: description.height)
-        description.exifBytes = described.exifBytes
-        description.exifFields = described.exifFields
-        description.exifOrientation = described.exifOrientation
-        description.xmpBytes = described.xmpBytes
+        describeBlocks(metadata, into: &description)
+        let structure = HeifStructure(file)
         if let icc = HeifDecoder.rawProfile(handle: handle) {
-            description.colour = "ICC profile \"\(iccDescription(icc))\", \(icc.count) bytes"
+            description.setICC(icc, where: "")
         } else if let nclx = HeifDecoder.nclxProfile(handle: handle) {
-            description.colour = "nclx primaries \(nclx.primaries), transfer \(nclx.transfer), matrix \(nclx.matrix)\(nclx.fullRange ? ", full range" : "")"
-        } else {
-            description.colour = "no profile on the primary image (grid tiles may carry one; convert uses it)"
+            description.setNCLX(nclx, where: "")
+        } else if let structure, GridTileColour.primaryIsGrid(structure) {
+            switch GridTileColour.of(file, structure: structure) {
+            case .icc(let icc): description.setICC(icc, where: " on the grid tiles (convert uses it)")
+            case .nclx(let nclx): description.setNCLX(nclx, where: " on the grid tiles (convert uses it)")
+            case nil: description.colour = "none on the grid or its tiles (viewers assume sRGB)"
+            }
         }
         if description.exifOrientation.map({ $0 != 1 }) ?? false {
             description.notes.append("EXIF Orientation is informational in HEIF; the irot/imir boxes decide, and outputs get Orientation 1")
         }
         description.contents = heifContents(context: context, primary: handle)
-        description.contents += HeifStructure(file).map(\.summaryLines) ?? []
+        description.contents += structure.map(\.summaryLines) ?? []
         if HeifReferenceRepair.hasMultiTargetReferences(file) {
             description.notes.append("auxl/cdsc references with several targets, which libheif 1.15 rejects: read through an in-memory repair of the iref box")
         }
@@ -142,5 +165,18 @@ public enum ImageInspector {
             }
         }
         return "unnamed"
+    }
+}
+
+extension ImageDescription {
+    mutating func setICC(_ icc: [UInt8], where place: String) {
+        let name = ImageInspector.iccDescription(icc)
+        iccProfile = (name, icc.count)
+        colour = "ICC profile \"\(name)\", \(icc.count) bytes\(place)"
+    }
+
+    mutating func setNCLX(_ color: NCLXColor, where place: String) {
+        nclx = color
+        colour = color.summary + place
     }
 }

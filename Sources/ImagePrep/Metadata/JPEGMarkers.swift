@@ -1,14 +1,19 @@
 /// Reads the metadata segments of a JPEG file without decoding it.
 public enum JPEGMarkers {
     /// EXIF (first "Exif" APP1, without its "Exif\0\0" header), XMP (first standard XMP APP1;
-    /// extended XMP is ignored) and the ICC profile (all APP2 "ICC_PROFILE" chunks, joined in
-    /// sequence order) found between SOI and the first SOS. A profile whose chunks are missing or
-    /// inconsistent is dropped with a warning. Never traps, whatever the bytes.
+    /// extended XMP is ignored), the ICC profile (all APP2 "ICC_PROFILE" chunks, joined in
+    /// sequence order), the Photoshop resources holding IPTC (every APP13 "Photoshop 3.0" segment, joined
+    /// in file order) and the comments (COM) found between SOI and the first SOS. A profile whose chunks
+    /// are missing or inconsistent is dropped with a warning. Never traps, whatever the bytes.
     public static func metadata(in jpeg: [UInt8]) -> (ImageMetadata, warnings: [String]) {
         var metadata = ImageMetadata()
         var iccChunks: [ICCChunk] = []
         var warnings = forEachSegment(in: jpeg) { marker, payload in
             switch marker {
+            case JPEGSegment.app13 where payload.starts(with: JPEGSegment.photoshopHeader):
+                metadata.iptc = (metadata.iptc ?? []) + payload.dropFirst(JPEGSegment.photoshopHeader.count)
+            case JPEGSegment.comment:
+                metadata.comments.append(payload)
             case JPEGSegment.app1 where payload.starts(with: JPEGSegment.exifHeader):
                 if metadata.exif == nil { metadata.exif = Array(payload.dropFirst(JPEGSegment.exifHeader.count)) }
             case JPEGSegment.app1 where payload.starts(with: JPEGSegment.xmpHeader):
@@ -34,27 +39,56 @@ public enum JPEGMarkers {
         return (metadata, warnings)
     }
 
-    /// The libjpeg quality whose standard luminance table is closest to the file's first quantisation
-    /// table (by sum, so zigzag order does not matter). Cameras use their own tables, so this is an
-    /// estimate, good enough to aim the first encode of a quality search.
+    /// The file's quality on libjpeg's scale, from its quantisation tables: the lower of the quality whose
+    /// standard luminance table has the same sum as table 0, and the quality whose standard luminance and
+    /// chrominance tables together have the sum of tables 0 and 1 (sums, so zigzag order does not
+    /// matter). Exact for tables scaled from libjpeg's, whatever wrote them (most cameras); for tables of
+    /// other shapes it stays at or below ImageMagick's `%Q` on most files, which also counts a duplicate
+    /// third table and so reads some camera files 5-10 too low. Used as the ceiling of a re-encode, so
+    /// the tie goes to the lower quality. nil when the file has no table 0.
     public static func estimatedQuality(of jpeg: [UInt8]) -> Int? {
-        var sum: Int?
+        var sums: [Int: Int] = [:]   // table number -> sum of its 64 steps
         _ = forEachSegment(in: jpeg) { marker, payload in
-            guard marker == 0xDB, sum == nil, let first = payload.first, first & 0x0F == 0 else { return }
-            let wide = first >> 4 == 1
-            guard payload.count >= 1 + 64 * (wide ? 2 : 1) else { return }
-            sum = (0..<64).reduce(0) { total, i in
-                total + (wide ? Int(payload[1 + 2 * i]) << 8 | Int(payload[2 + 2 * i]) : Int(payload[1 + i]))
+            guard marker == 0xDB else { return }
+            // One DQT segment may hold several tables: Pq/Tq byte, then 64 steps of 1 or 2 bytes.
+            var i = 0
+            while i < payload.count {
+                let wide = payload[i] >> 4 == 1, table = Int(payload[i] & 0x0F)
+                let size = 64 * (wide ? 2 : 1)
+                guard payload.count - (i + 1) >= size else { return }
+                let steps = (0..<64).map { k in
+                    wide ? Int(payload[i + 1 + 2 * k]) << 8 | Int(payload[i + 2 + 2 * k]) : Int(payload[i + 1 + k])
+                }
+                if sums[table] == nil { sums[table] = steps.reduce(0, +) }
+                i += 1 + size
             }
         }
-        guard let sum else { return nil }
-        return (1...100).min { abs(standardLuminanceSum(quality: $0) - sum) < abs(standardLuminanceSum(quality: $1) - sum) }
+        guard let luminance = sums[0] else { return nil }
+        func nearest(_ sum: Int, _ standard: (Int) -> Int) -> Int {
+            (1...100).min { abs(standard($0) - sum) < abs(standard($1) - sum) } ?? 1
+        }
+        let byLuminance = nearest(luminance) { standardSum(standardLuminance, quality: $0) }
+        guard let chrominance = sums[1] else { return byLuminance }
+        let byBoth = nearest(luminance + chrominance) {
+            standardSum(standardLuminance, quality: $0) + standardSum(standardChrominance, quality: $0)
+        }
+        return min(byLuminance, byBoth)
     }
 
-    /// Sum of libjpeg's luminance table at `quality` (jpeg_quality_scaling + jpeg_add_quant_table, baseline).
-    static func standardLuminanceSum(quality: Int) -> Int {
+    /// Whether the frame is progressive (SOF2, or the arithmetic-coded SOF10; with SOF6/SOF14 their
+    /// hierarchical variants), so a lossless re-write can keep it so.
+    public static func isProgressive(_ jpeg: [UInt8]) -> Bool {
+        var progressive = false
+        _ = forEachSegment(in: jpeg) { marker, _ in
+            if [0xC2, 0xC6, 0xCA, 0xCE].contains(marker) { progressive = true }
+        }
+        return progressive
+    }
+
+    /// Sum of a libjpeg table at `quality` (jpeg_quality_scaling + jpeg_add_quant_table, baseline).
+    static func standardSum(_ table: [Int], quality: Int) -> Int {
         let scale = quality < 50 ? 5000 / quality : 200 - 2 * quality
-        return standardLuminance.reduce(0) { $0 + min(max(($1 * scale + 50) / 100, 1), 255) }
+        return table.reduce(0) { $0 + min(max(($1 * scale + 50) / 100, 1), 255) }
     }
 
     private static let standardLuminance = [
@@ -62,6 +96,11 @@ public enum JPEGMarkers {
         14, 17, 22, 29, 51, 87, 80, 62, 18, 22, 37, 56, 68, 109, 103, 77, 24, 35, 55, 64, 81, 104, 113, 92,
         49, 64, 78, 87, 103, 121, 120, 101, 72, 92, 95, 98, 112, 100, 103, 99,
     ]
+
+    private static let standardChrominance = [
+        17, 18, 24, 47, 99, 99, 99, 99, 18, 21, 26, 66, 99, 99, 99, 99, 24, 26, 56, 99, 99, 99, 99, 99,
+        47, 66, 99, 99, 99, 99, 99, 99,
+    ] + [Int](repeating: 99, count: 32)
 
     /// Walks the segments from SOI to the first SOS, calling `visit` with each marker and payload.
     /// Returns warnings about the structure. Bounds-checked: never traps, whatever the bytes.

@@ -1,34 +1,65 @@
 /// Turns the source's metadata into what the output carries: Orientation 1 (the pixels are upright now),
-/// the output's pixel dimensions, GPS removed on request, and blocks small enough for the output format.
+/// the output's pixel dimensions, location removed on request, blocks small enough for the output format,
+/// and only the blocks the format has a place for. Whatever is left out is named in a warning.
 enum OutputMetadata {
-    static func prepare(_ source: ImageMetadata, limits: MetadataLimits, width: Int, height: Int,
+    static func prepare(_ source: ImageMetadata, for encoder: any ImageEncoding, width: Int, height: Int,
                         settings: ConversionSettings, warnings: inout [String]) -> ImageMetadata {
         var output = ImageMetadata(icc: source.icc)
-        if settings.stripMetadata { return output }
-        if let exif = source.exif {
-            let options = ExifPatchOptions(
-                orientation: 1, pixelWidth: width, pixelHeight: height, stripGPS: settings.stripGPS,
-                maxBytes: limits.exifBytes)
-            do {
-                let patched = try Exif.patch(exif, options: options)
-                output.exif = patched.tiff
-                warnings += patched.warnings
-            } catch {
-                warnings.append("dropped the EXIF data: \(error)")
-            }
+        if !settings.stripMetadata {
+            output.exif = exif(source.exif, limits: encoder.metadataLimits, width: width, height: height,
+                               settings: settings, warnings: &warnings)
+            output.xmp = xmp(source.xmp, limits: encoder.metadataLimits, settings: settings, warnings: &warnings)
+            output.iptc = iptc(source.iptc, settings: settings, warnings: &warnings)
+            output.comments = source.comments
         }
-        if let xmp = source.xmp {
-            do {
-                let patched = try XMP.patch(xmp, resetOrientation: true, stripGPS: settings.stripGPS)
-                if let limit = limits.xmpBytes, patched.count > limit {
-                    warnings.append("dropped the XMP packet: \(patched.count) bytes are more than the \(limit) the output format holds")
-                } else {
-                    output.xmp = patched
-                }
-            } catch {
-                warnings.append("dropped the XMP packet: \(error)")
-            }
+        let formatName = encoder.format.rawValue.uppercased()
+        for block in output.blocks where !encoder.carriedMetadata.contains(block) {
+            warnings.append("dropped the \(block.name): \(formatName) has no place for it")
+            output = output.removing(block)
         }
         return output
+    }
+
+    private static func exif(_ exif: [UInt8]?, limits: MetadataLimits, width: Int, height: Int,
+                             settings: ConversionSettings, warnings: inout [String]) -> [UInt8]? {
+        guard let exif else { return nil }
+        let options = ExifPatchOptions(
+            orientation: 1, pixelWidth: width, pixelHeight: height, stripGPS: settings.stripLocation,
+            maxBytes: limits.exifBytes)
+        do {
+            let patched = try Exif.patch(exif, options: options)
+            warnings += patched.warnings
+            return patched.tiff
+        } catch {
+            warnings.append("dropped the EXIF data: \(error)")
+            return nil
+        }
+    }
+
+    private static func xmp(_ xmp: [UInt8]?, limits: MetadataLimits, settings: ConversionSettings,
+                            warnings: inout [String]) -> [UInt8]? {
+        guard let xmp else { return nil }
+        do {
+            let patched = try XMP.patch(xmp, resetOrientation: true, stripLocation: settings.stripLocation)
+            if let limit = limits.xmpBytes, patched.count > limit {
+                warnings.append("dropped the XMP packet: \(patched.count) bytes are more than the \(limit) the output format holds")
+                return nil
+            }
+            return patched
+        } catch {
+            warnings.append("dropped the XMP packet: \(error)")
+            return nil
+        }
+    }
+
+    /// Kept byte for byte unless location must go.
+    private static func iptc(_ iptc: [UInt8]?, settings: ConversionSettings, warnings: inout [String]) -> [UInt8]? {
+        guard let iptc, settings.stripLocation else { return iptc }
+        do {
+            return try IPTC.strippingLocation(iptc)
+        } catch {
+            warnings.append("dropped the IPTC data: \(error)")
+            return nil
+        }
     }
 }

@@ -3,13 +3,22 @@ import Foundation
 /// Edits to an XMP packet (UTF-8 RDF/XML) made on the bytes themselves: re-serialising XML would
 /// reformat it, so a small scanner finds the elements and attributes and only those bytes change.
 ///
-/// Covered: `tiff:Orientation` and every property in the EXIF namespace (http://ns.adobe.com/exif/1.0/)
-/// whose name starts with "GPS", as attributes or elements, under whatever prefix the packet binds.
-/// Not covered: location in other schemas (IPTC LocationCreated/LocationShown, photoshop:City,
-/// vendor namespaces such as drone-dji or Camera).
+/// Covered: `tiff:Orientation`, and as location (as attributes or elements, under whatever prefix the
+/// packet binds): every `exif:GPS*` property, `photoshop:City`, `State` and `Country`,
+/// `Iptc4xmpCore:Location` and `CountryCode`, `Iptc4xmpExt:LocationCreated` and `LocationShown` (with
+/// everything inside them), and DJI drones' `drone-dji:Gps*` and `AbsoluteAltitude`.
+/// Not covered: other vendor namespaces.
 public enum XMP {
     static let exifNamespace = "http://ns.adobe.com/exif/1.0/"
     static let tiffNamespace = "http://ns.adobe.com/tiff/1.0/"
+    /// Properties that say where a picture was taken, by namespace (exif:GPS* and drone-dji:Gps* by prefix).
+    static let locationProperties: [String: Set<String>] = [
+        "http://ns.adobe.com/photoshop/1.0/": ["City", "State", "Country"],
+        "http://iptc.org/std/Iptc4xmpCore/1.0/xmlns/": ["Location", "CountryCode"],
+        "http://iptc.org/std/Iptc4xmpExt/2008-02-29/": ["LocationCreated", "LocationShown"],
+        "http://www.dji.com/drone-dji/1.0/": ["AbsoluteAltitude"],
+    ]
+    static let locationPrefixes: [String: String] = [exifNamespace: "GPS", "http://www.dji.com/drone-dji/1.0/": "Gps"]
 
     /// The `tiff:Orientation` value, or nil if absent, not a number, or the packet is not well-formed.
     public static func orientation(in packet: [UInt8]) -> Int? {
@@ -25,18 +34,19 @@ public enum XMP {
         return nil
     }
 
-    /// Whether the packet holds an EXIF GPS property; true also when it is not well-formed, since GPS cannot be ruled out.
-    public static func hasGPS(_ packet: [UInt8]) -> Bool {
+    /// Whether the packet holds a location property; true also when it is not well-formed, since a
+    /// location cannot be ruled out.
+    public static func hasLocation(_ packet: [UInt8]) -> Bool {
         guard let elements = try? XMPScanner.elements(of: packet) else { return true }
-        return elements.contains { $0.isGPS || $0.attributes.contains(where: \.isGPS) }
+        return elements.contains { $0.isLocation || $0.attributes.contains(where: \.isLocation) }
     }
 
-    /// The packet with `tiff:Orientation` set to 1 and/or the EXIF GPS properties removed, all other
-    /// bytes unchanged. Throws `.corrupt` when the packet is not well-formed, since GPS could then hide.
-    public static func patch(_ packet: [UInt8], resetOrientation: Bool, stripGPS: Bool) throws -> [UInt8] {
+    /// The packet with `tiff:Orientation` set to 1 and/or the location properties removed, all other
+    /// bytes unchanged. Throws `.corrupt` when the packet is not well-formed, since a location could then hide.
+    public static func patch(_ packet: [UInt8], resetOrientation: Bool, stripLocation: Bool) throws -> [UInt8] {
         var edits: [(range: Range<Int>, replacement: [UInt8])] = []
         for element in try XMPScanner.elements(of: packet) {
-            if stripGPS, element.isGPS {
+            if stripLocation, element.isLocation {
                 // Take the indentation before it too, so no blank line is left behind.
                 var start = element.range.lowerBound
                 while start > 0, isWhitespace(packet[start - 1]) { start -= 1 }
@@ -46,7 +56,7 @@ public enum XMP {
                 edits.append((content, Array("1".utf8)))
             }
             for attribute in element.attributes {
-                if stripGPS, attribute.isGPS { edits.append((attribute.range, [])) }
+                if stripLocation, attribute.isLocation { edits.append((attribute.range, [])) }
                 if resetOrientation, attribute.isOrientation { edits.append((attribute.value, Array("1".utf8))) }
             }
         }
@@ -74,7 +84,11 @@ struct XMPName {
     let namespace: String?
     let local: String
 
-    var isGPS: Bool { namespace == XMP.exifNamespace && local.hasPrefix("GPS") }
+    var isLocation: Bool {
+        guard let namespace else { return false }
+        if let prefix = XMP.locationPrefixes[namespace], local.hasPrefix(prefix) { return true }
+        return XMP.locationProperties[namespace]?.contains(local) ?? false
+    }
     var isOrientation: Bool { namespace == XMP.tiffNamespace && local == "Orientation" }
 }
 
@@ -85,7 +99,7 @@ struct XMPAttribute {
     /// Between the quotes.
     let value: Range<Int>
 
-    var isGPS: Bool { name.isGPS }
+    var isLocation: Bool { name.isLocation }
     var isOrientation: Bool { name.isOrientation }
 }
 
@@ -97,7 +111,7 @@ struct XMPElement {
     /// Between the tags, when the element has no child elements.
     var textContent: Range<Int>?
 
-    var isGPS: Bool { name.isGPS }
+    var isLocation: Bool { name.isLocation }
     var isOrientation: Bool { name.isOrientation }
 }
 

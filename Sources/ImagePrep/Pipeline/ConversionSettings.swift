@@ -7,8 +7,10 @@ public struct ConversionSettings: Sendable, Codable {
     public var maxDimension: Int?
     /// What transparent pixels become in a JPEG.
     public var background: RGBColor = .white
-    public var stripGPS = false
-    /// Drops EXIF and XMP; the ICC profile stays so colours do not change.
+    /// Removes where the picture was taken: the EXIF GPS directory, the XMP location properties (see `XMP`)
+    /// and the IPTC City, Sub-location, Province/State and Country datasets (see `IPTC`).
+    public var stripLocation = false
+    /// Drops EXIF, XMP, IPTC and comments; the ICC profile stays so colours do not change.
     public var stripMetadata = false
     public var jpeg = JPEGSettings()
     /// Chroma subsampling; nil chooses like libvips and ImageMagick: 4:4:4 for a single encode at
@@ -21,6 +23,10 @@ public struct ConversionSettings: Sendable, Codable {
         resolved.subsampling = subsampling ?? (!searching && quality >= 90 ? .s444 : .s420)
         return resolved
     }
+    /// A JPEG input written as JPEG without a resize keeps its DCT coefficients (turned upright and
+    /// re-tagged without decoding, see JPEGInput). false when the user asked for a particular encode
+    /// (`convert --quality`, `--subsampling`), which takes a re-encode.
+    public var losslessJPEG = true
     public var pngCompressionLevel = 6
     public var budget: ByteBudget?
     /// Inputs with more pixels are refused before decoding.
@@ -38,8 +44,16 @@ public struct ByteBudget: Sendable, Codable {
     public var strategy: SearchStrategy = .binary
     /// When even `minQuality` is over budget: shrink the image until it fits (true) or fail (false).
     public var allowDownscale = true
+    /// The units the budget was given in, so messages say "200 KiB" to whoever wrote `200KiB`.
+    public var family: ByteSize.Family = .decimal
 
-    public init(maxBytes: Int) { self.maxBytes = maxBytes }
+    public init(maxBytes: Int, family: ByteSize.Family = .decimal) {
+        self.maxBytes = maxBytes
+        self.family = family
+    }
+
+    /// The budget as the user wrote it (`1 MB`, `200 KiB`), for messages.
+    public var formatted: String { ByteSize.format(maxBytes, family: family) }
 }
 
 public struct RGBColor: Sendable, Equatable, Codable {
@@ -73,12 +87,15 @@ public struct PreparedImage: Sendable, Codable {
     public var format: OutputFormat
     public var width: Int
     public var height: Int
-    /// The JPEG quality written (nil for PNG and for inputs passed through unchanged).
+    /// The JPEG quality written (nil for PNG and for inputs passed through unchanged; for a lossless
+    /// transform, the source's own quality as its tables tell it).
     public var quality: Int?
     /// How many encodes it took (0 when the input was passed through).
     public var encodes: Int
     /// The input already met every requirement and its bytes are passed through untouched.
     public var passedThrough: Bool
+    /// A JPEG input whose DCT coefficients were kept: turned or flipped and re-tagged, not re-encoded.
+    public var lossless = false
     /// Things the user should know: dropped metadata, downscaling to fit a budget.
     public var warnings: [String]
 }

@@ -9,7 +9,9 @@ public enum ImagePipeline {
                                onStage: (PipelineStage) -> Void = { _ in }) throws -> PreparedImage {
         onStage(.decoding)
         let format = try FormatSniffer.sniff(file).get()
-        if let untouched = try passThrough(file, format: format, settings: settings) { return untouched }
+        var settings = settings
+        // A JPEG that needs no new pixels is never decoded; one that does is never made worse (JPEGInput).
+        if format == .jpeg, settings.format == .jpeg, let kept = try JPEGInput.prepare(file, settings: &settings) { return kept }
 
         let decoder = DecoderRegistry.decoder(for: format)
         let stored = try decoder.header(of: file)
@@ -54,21 +56,6 @@ public enum ImagePipeline {
         onStage(.encoding)
         return try OutputEncoding.encode(picture, with: encoder, metadata: decoded.metadata, settings: settings,
                                          warnings: decoded.warnings, sizeHints: sizeHints(width: picture.width, height: picture.height))
-    }
-
-    /// A JPEG already within budget that needs no resize, rotation or metadata change is left as it is:
-    /// re-encoding would only lose quality.
-    static func passThrough(_ file: [UInt8], format: SniffedFormat, settings: ConversionSettings) throws -> PreparedImage? {
-        guard format == .jpeg, settings.format == .jpeg, let budget = settings.budget, file.count <= budget.maxBytes
-        else { return nil }
-        let (width, height) = try JPEGDecoder.dimensions(of: file)
-        if let maxDimension = settings.maxDimension, max(width, height) > maxDimension { return nil }
-        let (metadata, _) = JPEGMarkers.metadata(in: file)
-        if let exif = metadata.exif, let orientation = Exif.orientation(in: exif), orientation != 1 { return nil }
-        if settings.stripMetadata && (metadata.exif != nil || metadata.xmp != nil) { return nil }
-        if settings.stripGPS && (metadata.exif.map(Exif.hasGPS) ?? false || metadata.xmp.map(XMP.hasGPS) ?? false) { return nil }
-        return PreparedImage(bytes: file, format: .jpeg, width: width, height: height, quality: nil,
-                             encodes: 0, passedThrough: true, warnings: [])
     }
 
     /// Composites straight alpha over a solid colour, for outputs without alpha.

@@ -4,6 +4,23 @@ public enum OutputFormat: String, Sendable, CaseIterable, Codable {
 
     /// The extension outputs get (`IMG_1.HEIC` → `IMG_1.jpg`).
     public var fileExtension: String { self == .jpeg ? "jpg" : "png" }
+
+    /// Every extension that names this format, any letter case (`-o out.jpeg` is a JPEG file).
+    public var fileExtensions: [String] {
+        switch self {
+        case .jpeg: ["jpg", "jpeg", "jpe"]
+        case .png: ["png"]
+        }
+    }
+
+    /// The format a file name's extension names, or nil.
+    public init?(fileExtensionOf path: String) {
+        let name = OutputNaming.lastComponent(of: path)
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
+        let ext = name[name.index(after: dot)...].lowercased()
+        guard let format = OutputFormat.allCases.first(where: { $0.fileExtensions.contains(ext) }) else { return nil }
+        self = format
+    }
 }
 
 /// Where an input's output goes, decided from paths alone.

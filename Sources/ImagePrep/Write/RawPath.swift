@@ -45,6 +45,22 @@ public enum RawPath {
         return (scalar, length)
     }
 
+    /// Whether the path's bytes are valid UTF-8 (no byte had to be escaped).
+    public static func isUTF8(_ path: String) -> Bool {
+        !path.unicodeScalars.contains(where: isEscape)
+    }
+
+    /// The path as text for a format that must be valid UTF-8 (JSON): each byte that is not UTF-8 becomes
+    /// U+FFFD, so the result reads right but may not name the file; `bytes` has the exact name.
+    public static func lossy(_ path: String) -> String {
+        guard !isUTF8(path) else { return path }
+        return String(String.UnicodeScalarView(path.unicodeScalars.map { isEscape($0) ? "\u{FFFD}" : $0 }))
+    }
+
+    private static func isEscape(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value >= escapeBase + 0x80 && scalar.value <= escapeBase + 0xFF
+    }
+
     /// The path's bytes for the file system.
     public static func bytes(_ path: String) -> [UInt8] {
         var out: [UInt8] = []

@@ -1,6 +1,6 @@
 import CHeif
 
-/// EXIF, XMP and colour profiles as libheif hands them out, for the decoder and for `info`.
+/// EXIF, XMP, IPTC and colour profiles as libheif hands them out, for the decoder and for `info`.
 extension HeifDecoder {
     static func metadata(handle: OpaquePointer, image: OpaquePointer?, warnings: inout [String]) -> ImageMetadata {
         var metadata = ImageMetadata()
@@ -11,6 +11,10 @@ extension HeifDecoder {
         for block in metadataBlocks(handle, type: "mime", contentType: "application/rdf+xml") {
             metadata.xmp = block
             break
+        }
+        // An `iptc` item holds bare IIM datasets; JPEG keeps them inside a Photoshop resource.
+        if let iim = metadataBlocks(handle, type: "iptc").first {
+            metadata.iptc = IPTC.resources(wrappingIIM: iim)
         }
         metadata.icc = rawProfile(handle: handle) ?? image.flatMap(rawProfile(image:))
         if metadata.icc == nil, let nclx = nclxProfile(handle: handle) ?? image.flatMap(nclxProfile(image:)) {

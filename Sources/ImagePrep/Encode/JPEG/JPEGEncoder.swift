@@ -14,6 +14,8 @@ public struct JPEGEncoder: ImageEncoding {
     public var metadataLimits: MetadataLimits {
         MetadataLimits(exifBytes: JPEGSegment.maxEXIFSize, xmpBytes: JPEGSegment.maxXMPSize)
     }
+    /// IPTC and comments go back where a JPEG keeps them (APP13, COM), byte for byte.
+    public var carriedMetadata: Set<MetadataBlock> { Set(MetadataBlock.allCases) }
     public var sizeModel: SizeModel { .jpeg }
 
     /// Transposed tables match a re-encode of the unturned file; the standard ones win on some pictures.
@@ -22,6 +24,46 @@ public struct JPEGEncoder: ImageEncoding {
         var standard = settings
         standard.transposedQuantization = false
         return JPEGEncoder(settings: standard)
+    }
+
+    /// Decodes `encoded` the way it will be seen and compares it sample by sample: Y'CbCr planes with
+    /// Y'CbCr planes (no colour conversion), else RGB with RGB.
+    public func meanSquaredError(of encoded: [UInt8], from picture: DecodedPixels) -> Double? {
+        if case .ycbcr420(let source) = picture {
+            guard let decoded = try? JPEGDecoder.decodePlanes(encoded), decoded.width == source.width,
+                  decoded.height == source.height else { return nil }
+            let chroma = ((source.width + 1) / 2, (source.height + 1) / 2)
+            let sizes = [(source.width, source.height), chroma, chroma]
+            var sum = 0.0, count = 0
+            withExtendedLifetime((source.planes, decoded.planes)) {
+                for (index, size) in sizes.enumerated() {
+                    sum += squaredError(source.planes.planes[index], decoded.planes.planes[index], width: size.0, height: size.1)
+                    count += size.0 * size.1
+                }
+            }
+            return sum / Double(max(count, 1))
+        }
+        let source = picture.rgb()
+        guard let decoded = try? JPEGDecoder.decode(encoded), decoded.width == source.width, decoded.height == source.height,
+              source.channels == 3 else { return nil }
+        var sum = 0.0
+        for (a, b) in zip(source.pixels, decoded.pixels) {
+            let difference = Double(Int(a) - Int(b))
+            sum += difference * difference
+        }
+        return sum / Double(max(source.pixels.count, 1))
+    }
+
+    private func squaredError(_ a: SamplePlane, _ b: SamplePlane, width: Int, height: Int) -> Double {
+        var sum = 0
+        for y in 0..<height {
+            let rowA = a.row(y), rowB = b.row(y)
+            for x in 0..<width {
+                let difference = Int(rowA[x]) - Int(rowB[x])
+                sum += difference * difference
+            }
+        }
+        return Double(sum)
     }
 
     public func metadataBytes(_ metadata: ImageMetadata) -> Int {
@@ -97,25 +139,29 @@ public struct JPEGEncoder: ImageEncoding {
     ) throws -> [UInt8] {
         precondition((1...100).contains(quality), "JPEG quality must be 1...100")
         var options = Self.options(quality: quality, settings: settings)
-        precondition(segments.allSatisfy { $0.payload.count <= JPEGSegment.maxPayload },
-                     "JPEG segment payload over \(JPEGSegment.maxPayload) bytes")
-        // All payloads in one array so a single pointer stays valid for the whole C call.
-        let joined = segments.flatMap(\.payload)
         var output: UnsafeMutablePointer<UInt8>?
         var outputSize = 0
         defer { cic_free(output) }
         try callCodec("libjpeg", kind: .unsupported) { err, errlen in
-            joined.withUnsafeBufferPointer { payloads in
-                var offset = 0
-                let cSegments = segments.map { segment in
-                    defer { offset += segment.payload.count }
-                    return cic_jpeg_segment(marker: Int32(segment.marker), data: payloads.baseAddress.map { $0 + offset },
-                                            length: UInt32(segment.payload.count))
-                }
-                return encode(&options, cSegments, &output, &outputSize, err, errlen)
-            }
+            withCSegments(segments) { cSegments in encode(&options, cSegments, &output, &outputSize, err, errlen) }
         }
         guard let output else { throw ImagePrepError.library("libjpeg", "encoder returned no data", kind: .unsupported) }
         return Array(UnsafeBufferPointer(start: output, count: outputSize))
+    }
+
+    /// Lays segments out for C: all payloads in one array, so a single pointer stays valid for the whole call.
+    static func withCSegments<R>(_ segments: [JPEGSegment], _ body: ([cic_jpeg_segment]) -> R) -> R {
+        precondition(segments.allSatisfy { $0.payload.count <= JPEGSegment.maxPayload },
+                     "JPEG segment payload over \(JPEGSegment.maxPayload) bytes")
+        let joined = segments.flatMap(\.payload)
+        return joined.withUnsafeBufferPointer { payloads in
+            var offset = 0
+            let cSegments = segments.map { segment in
+                defer { offset += segment.payload.count }
+                return cic_jpeg_segment(marker: Int32(segment.marker), data: payloads.baseAddress.map { $0 + offset },
+                                        length: UInt32(segment.payload.count))
+            }
+            return body(cSegments)
+        }
     }
 }

@@ -11,12 +11,16 @@ public struct JPEGSegment: Sendable, Equatable {
 
     public static let app1: UInt8 = 0xE1
     public static let app2: UInt8 = 0xE2
+    public static let app13: UInt8 = 0xED
+    public static let comment: UInt8 = 0xFE
     /// A segment's length field (2 bytes) counts itself: 65535 - 2.
     public static let maxPayload = 65533
 
     static let exifHeader: [UInt8] = Array("Exif".utf8) + [0, 0]
     static let xmpHeader: [UInt8] = Array("http://ns.adobe.com/xap/1.0/".utf8) + [0]
     static let iccHeader: [UInt8] = Array("ICC_PROFILE".utf8) + [0]   // then sequence number, count
+    static let photoshopHeader: [UInt8] = Array("Photoshop 3.0".utf8) + [0]
+    static let maxPhotoshopChunk = maxPayload - photoshopHeader.count
     static let maxICCChunk = maxPayload - iccHeader.count - 2   // 65519
 
     /// The largest EXIF (TIFF bytes), XMP packet and ICC profile that fit in JPEG segments.
@@ -25,8 +29,10 @@ public struct JPEGSegment: Sendable, Equatable {
     public static let maxICCSize = 255 * maxICCChunk                 // the count is one byte
 
     /// The segments that carry `metadata`, in the usual order: APP1 EXIF, APP1 XMP, APP2 ICC
-    /// chunks. A block larger than `maxEXIFSize`, `maxXMPSize` or `maxICCSize` is left out:
-    /// the caller compares sizes against those limits and decides what to tell the user.
+    /// chunks, APP13 Photoshop resources (split over several segments when large, as Photoshop does),
+    /// COM. A block larger than `maxEXIFSize`, `maxXMPSize` or `maxICCSize`, or a comment over
+    /// `maxPayload`, is left out: the caller compares sizes against those limits and decides what to
+    /// tell the user.
     public static func segments(for metadata: ImageMetadata) -> [JPEGSegment] {
         var segments: [JPEGSegment] = []
         if let exif = metadata.exif, !exif.isEmpty, exif.count <= maxEXIFSize {
@@ -37,6 +43,14 @@ public struct JPEGSegment: Sendable, Equatable {
         }
         if let icc = metadata.icc, !icc.isEmpty, icc.count <= maxICCSize {
             segments += iccSegments(icc)
+        }
+        if let iptc = metadata.iptc, !iptc.isEmpty {
+            segments += stride(from: 0, to: iptc.count, by: maxPhotoshopChunk).map { start in
+                JPEGSegment(marker: app13, payload: photoshopHeader + iptc[start..<min(start + maxPhotoshopChunk, iptc.count)])
+            }
+        }
+        for text in metadata.comments where text.count <= maxPayload {
+            segments.append(JPEGSegment(marker: comment, payload: text))
         }
         return segments
     }

@@ -1,7 +1,7 @@
 import CImageCodecs
 
-/// Encodes RGB or RGBA pixels to PNG with libpng, writing the metadata as iCCP, eXIf and an
-/// uncompressed iTXt "XML:com.adobe.xmp" chunk, all before the image data.
+/// Encodes RGB or RGBA pixels to PNG with libpng, writing the metadata as iCCP, eXIf, an uncompressed
+/// iTXt "XML:com.adobe.xmp" chunk and "Comment" text chunks, all before the image data.
 public struct PNGEncoder: ImageEncoding {
     /// zlib's level, 0 (fastest) ... 9 (smallest).
     public var compressionLevel: Int
@@ -13,6 +13,8 @@ public struct PNGEncoder: ImageEncoding {
     public var keepsAlpha: Bool { true }
     public var takesYCbCr420: Bool { false }
     public var metadataLimits: MetadataLimits { MetadataLimits() }
+    /// PNG has no chunk for IPTC (Photoshop resources); comments become `Comment` text chunks.
+    public var carriedMetadata: Set<MetadataBlock> { [.exif, .xmp, .icc, .comment] }
     public var sizeModel: SizeModel { .jpeg }   // never searched: PNG is lossless
 
     public func metadataBytes(_ metadata: ImageMetadata) -> Int {
@@ -36,17 +38,21 @@ public struct PNGEncoder: ImageEncoding {
             withBytes(metadata.icc) { icc in
                 withBytes(metadata.exif) { exif in
                     withBytes(metadata.xmp) { xmp in
-                        var options = cic_png_options()
-                        options.compression_level = Int32(compressionLevel)
-                        options.icc = icc.baseAddress
-                        options.icc_size = icc.count
-                        options.exif = exif.baseAddress
-                        options.exif_size = exif.count
-                        options.xmp = xmp.baseAddress
-                        options.xmp_size = xmp.count
-                        return image.pixels.withUnsafeBufferPointer { pixels in
-                            cic_png_encode(pixels.baseAddress, Int32(image.width), Int32(image.height),
-                                           Int32(image.channels), &options, &output, &outputSize, err, errlen)
+                        withComments(metadata.comments) { comments in
+                            var options = cic_png_options()
+                            options.compression_level = Int32(compressionLevel)
+                            options.icc = icc.baseAddress
+                            options.icc_size = icc.count
+                            options.exif = exif.baseAddress
+                            options.exif_size = exif.count
+                            options.xmp = xmp.baseAddress
+                            options.xmp_size = xmp.count
+                            options.comments = comments.baseAddress
+                            options.comment_count = comments.count
+                            return image.pixels.withUnsafeBufferPointer { pixels in
+                                cic_png_encode(pixels.baseAddress, Int32(image.width), Int32(image.height),
+                                               Int32(image.channels), &options, &output, &outputSize, err, errlen)
+                            }
                         }
                     }
                 }
@@ -54,6 +60,25 @@ public struct PNGEncoder: ImageEncoding {
         }
         guard let output else { throw ImagePrepError.library("libpng", "encoder returned no data", kind: .unsupported) }
         return Array(UnsafeBufferPointer(start: output, count: outputSize))
+    }
+
+    /// JPEG comments as PNG `Comment` text: UTF-8 that is not plain ASCII goes to iTXt, anything else to
+    /// tEXt (Latin-1). PNG text cannot hold NUL bytes: C-style terminators are trimmed, others removed.
+    private static func withComments<R>(_ comments: [[UInt8]], _ body: (UnsafeBufferPointer<cic_png_text>) -> R) -> R {
+        let texts = comments.map { comment -> (bytes: [UInt8], utf8: Bool) in
+            let bytes = comment.filter { $0 != 0 }
+            let isUTF8 = String(validating: bytes, as: UTF8.self) != nil
+            return (bytes, isUTF8 && bytes.contains { $0 >= 0x80 })
+        }
+        let joined = texts.flatMap(\.bytes)   // one array, so every pointer stays valid for the whole call
+        return joined.withUnsafeBufferPointer { storage in
+            var offset = 0
+            let chunks = texts.map { text in
+                defer { offset += text.bytes.count }
+                return cic_png_text(text: storage.baseAddress.map { $0 + offset }, size: text.bytes.count, utf8: text.utf8 ? 1 : 0)
+            }
+            return chunks.withUnsafeBufferPointer(body)
+        }
     }
 
     /// An absent block is an empty buffer (NULL pointer, count 0), which the C side skips.

@@ -1,0 +1,93 @@
+/// A JPEG written as JPEG is never made worse: it is passed through when nothing must change, turned
+/// and re-tagged without decoding when only that is needed, and otherwise re-encoded no higher than its own
+/// quality and, when it already fit the budget, no larger than it was.
+enum JPEGInput {
+    /// The output when no re-encode is needed; otherwise nil, with `settings` narrowed for the re-encode.
+    static func prepare(_ file: [UInt8], settings: inout ConversionSettings) throws -> PreparedImage? {
+        let decoder = JPEGDecoder()
+        let stored = try decoder.header(of: file)
+        try decoder.checkPixelCap(stored, options: DecodeOptions(maxPixels: settings.maxPixels))
+        let (metadata, readWarnings) = JPEGMarkers.metadata(in: file)
+        let rawOrientation = metadata.exif.flatMap(Exif.orientation(in:))
+        let orientation = rawOrientation.map(ExifOrientation.init(exifValue:)) ?? .up
+        let upright = orientation.swapsDimensions ? (width: stored.height, height: stored.width) : (width: stored.width, height: stored.height)
+        let resizes = settings.maxDimension.map { max(upright.width, upright.height) > $0 } ?? false
+        let sourceQuality = JPEGMarkers.estimatedQuality(of: file)
+        // A file that already fits its budget never comes back larger.
+        var limit = settings.budget?.maxBytes
+        if let budget = limit, file.count <= budget { limit = file.count }
+
+        let sourceProgressive = JPEGMarkers.isProgressive(file)
+        // Keeping the coefficients saves only what optimal Huffman tables and removed metadata save (under a
+        // tenth on camera files), so a file more than a fifth over its limit goes straight to the re-encode.
+        let mayFit = limit.map { file.count <= $0 + $0 / 5 } ?? true
+        if !resizes, settings.budget != nil || settings.losslessJPEG, mayFit {
+            // What leaves without a decode must be as sound as what a decode accepts.
+            try JPEGDecoder.checkIntegrity(of: file)
+            let mustChange = rawOrientation.map { $0 != 1 } ?? false || metadataMustChange(metadata, settings: settings)
+                || settings.jpeg.progressive && !sourceProgressive
+            if !mustChange, file.count <= limit ?? .max {
+                return PreparedImage(bytes: file, format: .jpeg, width: stored.width, height: stored.height, quality: nil,
+                                     encodes: 0, passedThrough: true, warnings: [])
+            }
+            if settings.losslessJPEG {
+                var warnings = readWarnings
+                let output = OutputMetadata.prepare(metadata, for: JPEGEncoder(), width: upright.width, height: upright.height,
+                                                    settings: settings, warnings: &warnings)
+                let segments = JPEGSegment.segments(for: output)
+                let progressive = settings.jpeg.progressive || sourceProgressive
+                var bytes = lossless(file, orientation: orientation, segments: segments, progressive: progressive, settings: settings)
+                // Turned blocks code a little differently: an optimised file can grow by a percent or so, and
+                // progressive scans usually win that back (still lossless).
+                if let larger = bytes, larger.count > limit ?? .max, !progressive {
+                    bytes = lossless(file, orientation: orientation, segments: segments, progressive: true, settings: settings)
+                }
+                if let bytes, bytes.count <= limit ?? .max {
+                    return PreparedImage(bytes: bytes, format: .jpeg, width: upright.width, height: upright.height,
+                                         quality: sourceQuality, encodes: 0, passedThrough: false, lossless: true, warnings: warnings)
+                }
+            }
+        }
+
+        if let sourceQuality {
+            if settings.budget != nil {
+                settings.quality = min(settings.quality, sourceQuality)
+            } else if settings.losslessJPEG && !resizes {
+                settings.quality = sourceQuality   // no quality was asked for: a turn that cannot be lossless keeps the source's
+            }
+        }
+        if let limit { settings.budget?.maxBytes = limit }
+        return nil
+    }
+
+    /// Whether the strip options find something to remove.
+    static func metadataMustChange(_ metadata: ImageMetadata, settings: ConversionSettings) -> Bool {
+        if settings.stripMetadata {
+            return metadata.exif != nil || metadata.xmp != nil || metadata.iptc != nil || !metadata.comments.isEmpty
+        }
+        guard settings.stripLocation else { return false }
+        return metadata.exif.map(Exif.hasGPS) ?? false || metadata.xmp.map(XMP.hasLocation) ?? false
+            || metadata.iptc.map(IPTC.hasLocation) ?? false
+    }
+
+    /// The file upright with `segments` as its metadata and its coefficients untouched; nil when that
+    /// cannot be done losslessly (the pipeline then decodes, and reports the file's problems if any).
+    private static func lossless(_ file: [UInt8], orientation: ExifOrientation, segments: [JPEGSegment],
+                                 progressive: Bool, settings: ConversionSettings) -> [UInt8]? {
+        do {
+            if orientation != .up {
+                return try JPEGLossless.upright(file, orientation: orientation, progressive: progressive, segments: segments)
+            }
+            // Only the metadata changes: edit it in place, or re-write the coefficients when stripping everything
+            // (markers imgprep does not read go too), when the scans must become progressive, or when the
+            // header cannot be edited in place.
+            if !settings.stripMetadata, progressive == JPEGMarkers.isProgressive(file),
+               let edited = JPEGLossless.replacingMetadata(in: file, with: segments) {
+                return edited
+            }
+            return try JPEGLossless.recoded(file, progressive: progressive, segments: segments)
+        } catch {
+            return nil
+        }
+    }
+}
