@@ -77,7 +77,8 @@ import Testing
         #expect(failed.count == 1)
         #expect(failed.first?["input"] as? String == Self.slowJPEG)
         #expect(failed.first?["error_kind"] as? String == "timeout")
-        #expect(((failed.first?["error"] as? String) ?? "").hasPrefix("no result after 0.25 s"), "\(failed)")
+        let message = (failed.first?["error"] as? String) ?? ""
+        #expect(message.hasPrefix("no result after 0.25 s"), "\(failed)")
         #expect(lines.filter { $0["status"] as? String == "ok" }.count == fixtures.count)
         #expect(BatchTests.listing(out).count == fixtures.count, "\(BatchTests.listing(out))")
     }
