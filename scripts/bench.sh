@@ -9,7 +9,7 @@
 #   CORPUS       corpus root (default ../shared/corpus, relative to the repo); read only, never copied
 #   BENCH_RUNS   timed runs per tool and workload; the table shows the median (default 3)
 #   BENCH_TABLE  where to write the markdown table (default bench/README-table.md; empty = don't write)
-#   BENCH_WORKLOADS  which workloads to run (default "1 2 3 4 5"; W3's ratios need W1)
+#   BENCH_WORKLOADS  which workloads to run (default "1 2 3 4 5 cache stream"; W3's ratios need W1)
 #   BENCH_200MP  1 = also time the 200 MP Samsung HEIC as its own row set (W1b); off by default
 #                because one file takes ~7 s per tool per run and ImageMagick's policy refuses it
 #   CONVERT      ImageMagick 6 convert (default /usr/bin/convert: the real binary, not a wrapper)
@@ -32,7 +32,7 @@ CORPUS=${CORPUS:-../shared/corpus}
 BENCH_RUNS=${BENCH_RUNS:-3}
 BENCH_TABLE=${BENCH_TABLE-bench/README-table.md}
 BENCH_200MP=${BENCH_200MP:-0}
-BENCH_WORKLOADS=${BENCH_WORKLOADS:-1 2 3 4 5}
+BENCH_WORKLOADS=${BENCH_WORKLOADS:-1 2 3 4 5 cache stream}
 BENCH_QUIET_WAIT=${BENCH_QUIET_WAIT:-120}
 if [[ -z ${CONVERT:-} ]]; then
   if [[ -x /usr/bin/convert ]]; then CONVERT=/usr/bin/convert; else CONVERT=convert; fi
@@ -328,6 +328,88 @@ w4_byte_budget() {
 }
 
 
+# cache: the W1 photos converted with an empty --cache, then a fresh copy of them (new paths, new
+# modification times, as a CI checkout gives) converted again with that cache: the second run reads
+# and hashes each input and writes the cached bytes.
+cache_workload() {
+  local dir=$TMP/cache run cold=() warm=() identical=yes f
+  echo "== cache: cold run, then a fresh copy with the warm cache" >&2
+  for ((run = 1; run <= BENCH_RUNS; run++)); do
+    rm -rf "$dir"; mkdir -p "$dir/a" "$dir/b"
+    cp "${HEICS[@]}" "$dir/a/"
+    ((BENCH_QUIET_WAIT > 0)) && wait_quiet
+    cold+=("$(timed "$IMGPREP" convert "$dir"/a/* -o "$dir/out-a" -j 2 --quiet --cache "$dir/cache")")
+    cp "$dir"/a/* "$dir/b/"   # new paths and mtimes
+    ((BENCH_QUIET_WAIT > 0)) && wait_quiet
+    warm+=("$(timed "$IMGPREP" convert "$dir"/b/* -o "$dir/out-b" -j 2 --quiet --cache "$dir/cache")")
+    for f in "$dir"/out-a/*; do cmp -s "$f" "$dir/out-b/$(basename "$f")" || identical=no; done
+  done
+  local c w
+  c=$(printf '%s\n' "${cold[@]}" | median); w=$(printf '%s\n' "${warm[@]}" | median)
+  emit ""
+  emit "### Output cache: a fresh checkout of the ${#HEICS[@]} W1 photos, converted again with a warm --cache"
+  emit ""
+  emit "| run | median s | share of the cold run |"
+  emit "|---|---:|---:|"
+  emit "| cold (empty cache) | $c | 100% |"
+  emit "| warm (new paths and mtimes) | $w | $(awk -v a="$w" -v b="$c" 'BEGIN {printf "%.1f%%", 100 * a / b}') |"
+  emit ""
+  emit "Outputs of the warm run byte-identical to the cold run's: $identical"
+  rm -rf "$dir"
+}
+
+# timed CMD... : runs CMD and prints its wall time in seconds.
+timed() {
+  local t0 t1
+  t0=$(date +%s%N); "$@" >/dev/null 2>&1; t1=$(date +%s%N)
+  awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", (b-a)/1e9}'
+}
+
+# stream: a list of 100,000 paths arriving on a pipe over about 3 seconds (10 photos first, then paths
+# of files that do not exist, which fail at once): how soon the first photo is converted, and how
+# much memory the whole list costs.
+stream_workload() {
+  local dir=$TMP/stream
+  echo "== stream: 100,000 paths on a slow pipe" >&2
+  rm -rf "$dir"; mkdir -p "$dir"
+  ((BENCH_QUIET_WAIT > 0)) && wait_quiet
+  python3 - "$dir" "$IMGPREP" "$REPO/scripts/peak-rss.py" "${HEICS[@]:0:10}" >"$dir/result" <<'PY'
+import os, subprocess, sys, threading, time
+out, imgprep, peak_rss, photos = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+start = time.monotonic()
+p = subprocess.Popen(['python3', peak_rss, imgprep, 'convert', '--files-from', '-', '-o', out + '/out', '--json', '-j', '2'],
+                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+def feed():
+    for photo in photos:
+        p.stdin.write((photo + '\n').encode())
+    p.stdin.flush()
+    for chunk in range(100):   # 99,990 more paths, a hundred bursts over about 3 s
+        p.stdin.write(''.join(f'{out}/missing/{chunk}-{i}.heic\n' for i in range(1000 - (10 if chunk == 0 else 0))).encode())
+        p.stdin.flush()
+        time.sleep(0.03)
+    p.stdin.close()
+threading.Thread(target=feed).start()
+first = None
+for line in p.stdout:
+    if first is None and b'"status":"ok"' in line:
+        first = time.monotonic() - start
+err = p.stderr.read().decode()
+p.wait()
+total = time.monotonic() - start
+peak = [l for l in err.splitlines() if l.startswith('peak-rss:')][-1].split()[1]
+print(f'{first:.3f} {total:.3f} {int(peak) // 1024}')
+PY
+  local first total peak
+  read -r first total peak <"$dir/result"
+  emit ""
+  emit "### A list of 100,000 paths on a pipe, arriving over about 3 s (10 photos first)"
+  emit ""
+  emit "| first photo converted after | whole list done after | peak memory (all processes) |"
+  emit "|---:|---:|---:|"
+  emit "| ${first} s | ${total} s | ${peak} MB |"
+  rm -rf "$dir"
+}
+
 # ---------------------------------------------------------------------------------------------------
 # Main
 
@@ -376,6 +458,9 @@ if wanted 5; then
   emit "- W5 inputs: ${#BIG[@]} corpus JPEGs with long edge ≥ 3000 px ($(for f in "${BIG[@]}"; do printf '%s ' "$(basename "$f")"; done)) + the ${#Q95_JPEGS[@]} q95 JPEGs of W4"
   shrink_to 1024 "W5: large JPEG → long edge 1024" "W5: large JPEG → JPEG long edge ≤ 1024 q85 (${#INPUTS[@]} files)"
 fi
+
+wanted cache && cache_workload
+wanted stream && stream_workload
 
 if ((${#ISOLATION_COSTS[@]} > 0)); then
   emit ""

@@ -170,11 +170,14 @@ import Testing
         #expect(missing.status == 2, "\(missing.stderr)")
     }
 
+    @Test func noInputsAtAllIsAUsageError() throws {
+        let run = try TestSupport.imgprep(["convert", "-o", "/tmp/never"])  // stdin is /dev/null: not a list
+        #expect(run.status == 2, "\(run.stderr)")
+        #expect(run.stderr.contains("no input files"))
+    }
+
     @Test func anEmptyListIsNotAnError() throws {
-        // A CI step whose `find` matches nothing: stdin is an empty pipe (here /dev/null).
-        let run = try TestSupport.imgprep(["convert", "-o", "/tmp/never"])
-        #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.stderr.contains("0 converted, 0 skipped, 0 failed"), "\(run.stderr)")
+        // A CI step whose `find` matches nothing: an empty pipe.
         let empty = try TestSupport.imgprep(["convert", "--files-from", "-", "-o", "/tmp/never", "--json"], input: Data())
         #expect(empty.status == 0, "\(empty.stderr)")
         #expect(try Self.jsonLines(empty.stdout).count == 1)   // the summary alone

@@ -200,7 +200,7 @@ import Testing
             (($0["input"] as? String) ?? "", ($0["error_kind"] as? String) ?? "none")
         }, uniquingKeysWith: { a, _ in a })
         #expect(kinds == ["notes.heic": "not_an_image", "truncated.heic": "corrupt", "missing.heic": "io",
-                          "a/x.heic": "output", "b/x.heic": "output"], "\(kinds)")
+                          "a/x.heic": "none", "b/x.heic": "output"], "\(kinds)")
         let tooLarge = try TestSupport.imgprep(["convert", "big.heic", "--max-pixels", "100", "-o", "out", "--json"], cwd: dir)
         #expect(try BatchTests.jsonLines(tooLarge.stdout).first?["error_kind"] as? String == "too_large")
         let doesNotFit = try TestSupport.imgprep(["compress", "--max-bytes", "3KB", "--no-downscale", "big.heic", "-o", "out", "--json"], cwd: dir)
