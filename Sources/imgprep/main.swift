@@ -4,7 +4,7 @@ import ImagePrep
 /// imgprep: parse the command line, run one command, exit with its status
 /// (0 all good, 1 some file failed, 2 usage error, 130/143 interrupted by SIGINT/SIGTERM).
 let commands: [any Command.Type] = [ConvertCommand.self, CompressCommand.self, InfoCommand.self]
-let version = "0.1.0"
+let version = CodecVersions.imgprep
 
 let toolHelp = """
 imgprep \(version): prepare images for upload in batch
