@@ -6,8 +6,9 @@
 /// - an output may not replace its own input, nor any input the run has seen or sees in the same group
 ///   (a directory's files and an argument list arrive as groups), nor may an input be one that an earlier
 ///   output of the run replaces.
-/// Paths are remembered as 16-byte digests (about 40 bytes a file with the set's overhead), and only
-/// the last few thousand claimants by name, so a list of millions costs tens of MB, not gigabytes.
+/// Paths are remembered as 16-byte digests (at most about 150 bytes a file with the dictionaries'
+/// overhead), and only the last few thousand claimants by name, so a list of a million costs about
+/// 150 MB at worst, not the gigabytes its names would.
 public struct JobPlanner: Sendable {
     public let format: OutputFormat
     public let outputDirectory: String?
