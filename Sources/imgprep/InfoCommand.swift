@@ -26,9 +26,13 @@ struct InfoCommand: Command {
 
     func run() async -> Int32 {
         var failed = false
+        // Files are read by libheif and libexif in a worker process, as in a batch: a file that crashes
+        // or hangs them costs its own line only.
+        let pool = WorkerCommand.pool(timeout: 600, memoryBudget: MemoryBudget.defaultLimit() ?? Int.max)
+        defer { pool.stop() }
         for (index, path) in paths.enumerated() {
             do {
-                let description = try ImageInspector.inspect(try RawPath.read(path))
+                let description = try await pool.inspect(try RawPath.read(path))
                 if json {
                     JSONLine.print(object(path, description))
                 } else {
@@ -59,7 +63,7 @@ struct InfoCommand: Command {
         add("orientation", d.exifOrientation.map { "EXIF \($0)" } ?? "no EXIF Orientation")
         add("colour", d.colour)
         add("exif", d.exifBytes > 0 ? "\(d.exifBytes) bytes" : "none")
-        for (label, value) in d.exifFields { lines.append("    " + (label + ":").padding(toLength: 20, withPad: " ", startingAt: 0) + value) }
+        for field in d.exifFields { lines.append("    " + (field.label + ":").padding(toLength: 20, withPad: " ", startingAt: 0) + field.value) }
         add("xmp", d.xmpBytes > 0 ? "\(d.xmpBytes) bytes" : "none")
         add("iptc", d.iptcBytes > 0 ? "\(d.iptcBytes) bytes" : "none")
         for comment in d.comments { add("comment", comment.trimmingCharacters(in: .whitespacesAndNewlines)) }
@@ -84,7 +88,7 @@ struct InfoCommand: Command {
             "nclx": d.nclx.map { ["primaries": $0.primaries, "transfer": $0.transfer, "matrix": $0.matrix,
                                   "full_range": $0.fullRange, "name": $0.name] as [String: Any] } ?? null,
             "exif_bytes": d.exifBytes,
-            "exif": Dictionary(d.exifFields, uniquingKeysWith: { first, _ in first }),
+            "exif": Dictionary(d.exifFields.map { ($0.label, $0.value) }, uniquingKeysWith: { first, _ in first }),
             "xmp_bytes": d.xmpBytes, "iptc_bytes": d.iptcBytes, "comments": d.comments,
             "contents": d.contents, "notes": d.notes,
         ])

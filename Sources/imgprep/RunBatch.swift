@@ -33,10 +33,7 @@ func runBatch(_ options: BatchCommandOptions, command: String) async -> Int32 {
     let cancellation = CancellationFlag()
     // Files are prepared in worker processes (this same binary, see main.swift): a crash or a hang in a
     // decoder costs one file, not the batch.
-    // /proc/self/exe is this very binary even if the file was replaced since; argv[0] is its name for `ps`.
-    let pool = WorkerPool(.init(executable: "/proc/self/exe",
-                                arguments: [RawPath.resolved("/proc/self/exe") ?? "imgprep", WorkerCommand.name],
-                                timeout: options.timeout, memoryBudget: options.memoryLimit))
+    let pool = WorkerCommand.pool(timeout: options.timeout, memoryBudget: options.memoryLimit)
     let signals = SignalWatcher {
         cancellation.cancel()
         source.cancel()

@@ -6,4 +6,11 @@ enum WorkerCommand {
     static let name = "__worker"
 
     static func run() -> Int32 { WorkerServer.serve() }
+
+    /// A pool of workers running this very binary: /proc/self/exe stays this binary even if the file was
+    /// replaced since, and argv[0] is its name, for `ps`.
+    static func pool(timeout: Double?, memoryBudget: Int) -> WorkerPool {
+        WorkerPool(.init(executable: "/proc/self/exe", arguments: [RawPath.resolved("/proc/self/exe") ?? "imgprep", name],
+                         timeout: timeout, memoryBudget: memoryBudget))
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import ImagePrep
 
@@ -98,6 +99,31 @@ import Testing
         let run = try TestSupport.imgprep(["convert"] + arguments + ["\(heic)/gray.heic", "-o", "/nonexistent-never-written"])
         #expect(run.status == 2)
         #expect(run.stderr.contains("'\(arguments[1])'"), "\(run.stderr)")
+    }
+
+    /// `info` reads files with libheif and libexif in a worker too, so a file that crashes them cannot end
+    /// the listing of the others.
+    @Test func infoReadsFilesInAWorker() throws {
+        let process = Process(), stdout = Pipe()
+        process.executableURL = URL(fileURLWithPath: TestSupport.binary)
+        process.arguments = ["info", "--json", Self.slowJPEG] + fixtures
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var workers = Set<pid_t>()
+        let output = Mutex(Data())
+        let reader = Thread { output.withLock { $0 = stdout.fileHandleForReading.readDataToEndOfFile() } }
+        reader.start()
+        while process.isRunning {
+            workers.formUnion(TestSupport.children(of: process.processIdentifier))
+            Thread.sleep(forTimeInterval: 0.001)
+        }
+        process.waitUntilExit()
+        while reader.isExecuting { Thread.sleep(forTimeInterval: 0.001) }
+        #expect(process.terminationStatus == 0)
+        #expect(!workers.isEmpty, "info never started a worker")
+        let lines = try BatchTests.jsonLines(String(decoding: output.withLock { $0 }, as: UTF8.self))
+        #expect(lines.count == fixtures.count + 1 && lines.allSatisfy { $0["status"] as? String == "ok" })
     }
 
     @Test func noWorkerOutlivesTheBatch() throws {

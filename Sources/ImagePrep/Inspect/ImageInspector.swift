@@ -1,24 +1,24 @@
 import CHeif
 
 /// What `imgprep info` tells about a file: what it is and what it holds, without converting it.
-public struct ImageDescription: Sendable {
+public struct ImageDescription: Sendable, Codable {
     public var format: String
     public var brands: [String] = []
     /// Upright size: HEIF transforms and (for JPEG and PNG) EXIF Orientation applied, as outputs will be.
     public var width = 0
     public var height = 0
     /// The size as stored, when it differs from the upright size.
-    public var storedSize: (width: Int, height: Int)?
+    public var storedSize: PixelSize?
     public var bitDepth = 8
     public var hasAlpha = false
     public var exifOrientation: Int?
     /// The colour in words: an ICC profile by name, nclx code points by meaning, or none.
     public var colour: String = "none (viewers assume sRGB)"
     /// The ICC profile's name and size, when there is one (on the image or, for a grid, its tiles).
-    public var iccProfile: (name: String, bytes: Int)?
+    public var iccProfile: ICCProfileSummary?
     /// The nclx code points, when the colour is given that way.
     public var nclx: NCLXColor?
-    public var exifFields: [(String, String)] = []
+    public var exifFields: [ExifField] = []
     public var exifBytes = 0
     public var xmpBytes = 0
     /// Bytes of Photoshop resources holding IPTC (0 when none).
@@ -28,6 +28,24 @@ public struct ImageDescription: Sendable {
     /// One line per thing inside a HEIF file: images, thumbnails, auxiliary images, references.
     public var contents: [String] = []
     public var notes: [String] = []
+}
+
+/// A width and a height in pixels.
+public struct PixelSize: Sendable, Codable, Equatable {
+    public var width: Int
+    public var height: Int
+}
+
+/// An ICC profile's name (its `desc` tag) and size.
+public struct ICCProfileSummary: Sendable, Codable, Equatable {
+    public var name: String
+    public var bytes: Int
+}
+
+/// One EXIF tag as `info` shows it: a label and libexif's rendering of the value.
+public struct ExifField: Sendable, Codable, Equatable {
+    public var label: String
+    public var value: String
 }
 
 public enum ImageInspector {
@@ -55,7 +73,7 @@ public enum ImageInspector {
         describeBlocks(metadata, into: &description)
         if let orientation = description.exifOrientation.map(ExifOrientation.init(exifValue:)), orientation.swapsDimensions {
             (description.width, description.height) = (height, width)
-            description.storedSize = (width, height)
+            description.storedSize = PixelSize(width: width, height: height)
         }
         if let icc = metadata.icc { description.setICC(icc, where: "") }
         return description
@@ -65,7 +83,7 @@ public enum ImageInspector {
         if let exif = metadata.exif {
             description.exifBytes = exif.count
             description.exifOrientation = Exif.orientation(in: exif)
-            description.exifFields = ExifSummary.fields(of: exif)
+            description.exifFields = ExifSummary.fields(of: exif).map { ExifField(label: $0.0, value: $0.1) }
         }
         description.xmpBytes = metadata.xmp?.count ?? 0
         description.iptcBytes = metadata.iptc?.count ?? 0
@@ -82,10 +100,10 @@ public enum ImageInspector {
         description.height = Int(heif_image_handle_get_height(handle))
         description.bitDepth = Int(heif_image_handle_get_luma_bits_per_pixel(handle))
         description.hasAlpha = heif_image_handle_has_alpha_channel(handle) != 0
-        let stored = (Int(heif_image_handle_get_ispe_width(handle)), Int(heif_image_handle_get_ispe_height(handle)))
-        if stored != (description.width, description.height) {
+        let stored = PixelSize(width: Int(heif_image_handle_get_ispe_width(handle)), height: Int(heif_image_handle_get_ispe_height(handle)))
+        if stored != PixelSize(width: description.width, height: description.height) {
             description.storedSize = stored
-            description.notes.append("stored as \(stored.0)x\(stored.1); irot/imir/clap make it \(description.width)x\(description.height) upright")
+            description.notes.append("stored as \(stored.width)x\(stored.height); irot/imir/clap make it \(description.width)x\(description.height) upright")
         }
         // Metadata as the decoder extracts it, so info and convert agree.
         var warnings: [String] = []
@@ -171,7 +189,7 @@ public enum ImageInspector {
 extension ImageDescription {
     mutating func setICC(_ icc: [UInt8], where place: String) {
         let name = ImageInspector.iccDescription(icc)
-        iccProfile = (name, icc.count)
+        iccProfile = ICCProfileSummary(name: name, bytes: icc.count)
         colour = "ICC profile \"\(name)\", \(icc.count) bytes\(place)"
     }
 

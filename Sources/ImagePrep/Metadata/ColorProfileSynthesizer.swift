@@ -1,7 +1,7 @@
 import Foundation
 
 /// A colour description given by code points (ITU-T H.273), as HEIF/AVIF `colr` boxes of type nclx carry it.
-public struct NCLXColor: Sendable, Equatable {
+public struct NCLXColor: Sendable, Equatable, Codable {
     public var primaries: Int
     public var transfer: Int
     public var matrix: Int

@@ -91,10 +91,13 @@ struct WorkerChannel: Sendable {
     }
 }
 
-/// What the parent asks a worker to do with the payload.
+/// What the parent asks a worker to do with the payload (an input file), within `memoryCeiling` bytes
+/// of data.
 enum WorkerRequest: Codable {
-    /// Run the pipeline on the payload (an input file); `memoryCeiling` bytes of data for this file.
+    /// Run the pipeline on it.
     case prepare(settings: ConversionSettings, memoryCeiling: Int?)
+    /// Describe it for `info` (headers and metadata, no pixels).
+    case inspect(memoryCeiling: Int?)
 }
 
 /// What a worker says back: `ready` once when it has started, then for each file the stages as they
@@ -104,5 +107,6 @@ enum WorkerReply: Codable {
     case stage(PipelineStage)
     /// The payload is the output's bytes; `image.bytes` is empty in the header.
     case prepared(image: PreparedImage)
+    case inspected(description: ImageDescription)
     case failed(kind: ImagePrepError.Kind, message: String)
 }

@@ -42,20 +42,37 @@ public final class WorkerPool: Sendable {
     /// Runs the pipeline on `file` in a worker; what `FileConverter.prepare` calls.
     public func prepare(_ file: [UInt8], settings: ConversionSettings) async throws -> PreparedImage {
         let estimate = MemoryEstimate.peak(of: file, settings: settings)
+        let ceiling = MemoryEstimate.ceiling(forEstimate: estimate)
+        guard case .prepared(let image) = try await run(.prepare(settings: settings, memoryCeiling: ceiling), on: file,
+                                                        estimate: estimate, ceiling: ceiling) else { throw Self.protocolBroken }
+        return image
+    }
+
+    /// Describes `file` for `info` in a worker: libheif and libexif read hostile files there, too.
+    public func inspect(_ file: [UInt8]) async throws -> ImageDescription {
+        let estimate = MemoryEstimate.baseline + 2 * file.count
+        let ceiling = MemoryEstimate.ceiling(forEstimate: estimate)
+        guard case .inspected(let description) = try await run(.inspect(memoryCeiling: ceiling), on: file,
+                                                               estimate: estimate, ceiling: ceiling) else { throw Self.protocolBroken }
+        return description
+    }
+
+    /// One request under the memory gate, in a worker, with one retry when that worker turns out to have
+    /// died while idle; a failure of the file's own is thrown as it is.
+    private func run(_ request: WorkerRequest, on file: [UInt8], estimate: Int, ceiling: Int) async throws -> WorkerProcess.Result {
         await gate.admit(estimate)
         defer { gate.release(estimate) }
         guard !stopped.load(ordering: .relaxed) else { throw Self.interrupted }
-        let ceiling = MemoryEstimate.ceiling(forEstimate: estimate)
-        var (worker, result, timedOut) = try await attempt(file, settings: settings, ceiling: ceiling)
+        var (worker, result, timedOut) = try await attempt(request, on: file)
         if case .unavailable = result, !timedOut {
             // It died while idle and never saw this file: the file gets a fresh worker, once.
             retire(worker, alive: false)
-            (worker, result, timedOut) = try await attempt(file, settings: settings, ceiling: ceiling)
+            (worker, result, timedOut) = try await attempt(request, on: file)
         }
         switch result {
-        case .prepared(let image):
+        case .prepared, .inspected:
             retire(worker, alive: !timedOut)
-            return image
+            return result
         case .failed(let error):
             retire(worker, alive: !timedOut)
             throw error
@@ -67,7 +84,7 @@ public final class WorkerPool: Sendable {
     }
 
     /// One exchange with a worker, under the timeout's watchdog.
-    private func attempt(_ file: [UInt8], settings: ConversionSettings, ceiling: Int) async throws
+    private func attempt(_ request: WorkerRequest, on file: [UInt8]) async throws
         -> (WorkerProcess, WorkerProcess.Result, timedOut: Bool)
     {
         let worker = try takeWorker()
@@ -79,7 +96,7 @@ public final class WorkerPool: Sendable {
                 if let timeout {
                     queue.asyncAfter(deadline: .now() + timeout) { if watchdog.fire() { worker.kill() } }
                 }
-                continuation.resume(returning: worker.prepare(file, settings: settings, memoryCeiling: ceiling))
+                continuation.resume(returning: worker.perform(request, on: file))
             }
         }
         let timedOut = !watchdog.disarm()
@@ -130,6 +147,7 @@ public final class WorkerPool: Sendable {
     }
 
     static let interrupted = ImagePrepError(.interrupted, "interrupted")
+    static let protocolBroken = ImagePrepError(.crashed, "the worker answered something else than was asked")
 
     static func seconds(_ value: Double) -> String {
         value == value.rounded() ? "\(Int(value)) s" : "\(value) s"

@@ -49,6 +49,7 @@ final class WorkerProcess: Sendable {
     /// How one file ended inside the worker.
     enum Result {
         case prepared(PreparedImage)
+        case inspected(ImageDescription)
         case failed(ImagePrepError)
         /// The process died or broke the protocol; the stage it had reached.
         case died(stage: PipelineStage?)
@@ -68,10 +69,10 @@ final class WorkerProcess: Sendable {
     }
 
     /// Sends one file and blocks until its result, or until the worker dies.
-    func prepare(_ file: [UInt8], settings: ConversionSettings, memoryCeiling: Int?) -> Result {
+    func perform(_ request: WorkerRequest, on file: [UInt8]) -> Result {
         stage.withLock { $0 = nil }
         do {
-            try channel.send(WorkerRequest.prepare(settings: settings, memoryCeiling: memoryCeiling), payload: file)
+            try channel.send(request, payload: file)
         } catch {
             return .unavailable
         }
@@ -85,6 +86,8 @@ final class WorkerProcess: Sendable {
                 case .prepared(var image):
                     image.bytes = frame.payload
                     return .prepared(image)
+                case .inspected(let description):
+                    return .inspected(description)
                 case .failed(let kind, let message):
                     return .failed(ImagePrepError(kind, message))
                 }

@@ -30,23 +30,28 @@ public enum WorkerServer {
                 return 74
             }
             do {
-                let reply: WorkerReply
                 var output: [UInt8] = []
-                switch try channel.decode(WorkerRequest.self, from: frame) {
-                case .prepare(let settings, let ceiling):
-                    setDataLimit(ceiling)
-                    do {
+                let request = try channel.decode(WorkerRequest.self, from: frame)
+                let reply: WorkerReply
+                do {
+                    switch request {
+                    case .prepare(let settings, let ceiling):
+                        setDataLimit(ceiling)
+                        defer { setDataLimit(nil) }
                         var prepared = try ImagePipeline.prepare(frame.payload, settings: settings) { stage in
                             try? channel.send(WorkerReply.stage(stage))
                         }
                         swap(&output, &prepared.bytes)
                         reply = .prepared(image: prepared)
-                    } catch let error as ImagePrepError {
-                        reply = .failed(kind: error.kind, message: error.description)
-                    } catch {
-                        reply = .failed(kind: .corrupt, message: "\(error)")
+                    case .inspect(let ceiling):
+                        setDataLimit(ceiling)
+                        defer { setDataLimit(nil) }
+                        reply = .inspected(description: try ImageInspector.inspect(frame.payload))
                     }
-                    setDataLimit(nil)
+                } catch let error as ImagePrepError {
+                    reply = .failed(kind: error.kind, message: error.description)
+                } catch {
+                    reply = .failed(kind: .corrupt, message: "\(error)")
                 }
                 try channel.send(reply, payload: output)
             } catch {
