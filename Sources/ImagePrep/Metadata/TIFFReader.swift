@@ -92,10 +92,10 @@ struct TIFFBlock {
         return start..<(start + size)
     }
 
-    /// The values of a BYTE, SHORT or LONG entry; nil for other types.
+    /// The values of a BYTE, SHORT or LONG entry (none when its count is 0); nil for other types.
     func integers(_ entry: TIFFEntry) throws -> [Int]? {
-        guard [1, 3, 4].contains(entry.type), let range = try valueRange(entry) else { return nil }
-        let size = range.count / max(entry.count, 1)
+        let sizes = [1: 1, 3: 2, 4: 4]
+        guard let size = sizes[entry.type], let range = try valueRange(entry) else { return nil }
         return try stride(from: range.lowerBound, to: range.upperBound, by: size).map { offset in
             switch entry.type {
             case 1: Int(bytes[offset])
