@@ -9,7 +9,9 @@ public enum PNGDecoder {
         if file.count >= 24, file[12..<16].elementsEqual("IHDR".utf8) {
             let width = file[16..<20].reduce(0) { $0 << 8 | Int($1) }
             let height = file[20..<24].reduce(0) { $0 << 8 | Int($1) }
-            if width * height > maxPixels {
+            // Each is up to 2^32 - 1, so the product can overflow even a 64-bit Int.
+            let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+            if overflow || pixels > maxPixels {
                 throw ImagePrepError(.tooLarge, "\(width)x\(height) is over the --max-pixels limit of \(maxPixels) pixels")
             }
         }

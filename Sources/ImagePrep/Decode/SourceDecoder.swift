@@ -46,7 +46,8 @@ enum SourceDecoder {
     }
 
     static func checkPixelCap(width: Int, height: Int, settings: ConversionSettings) throws {
-        if width * height > settings.maxPixels {
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        if overflow || pixels > settings.maxPixels {
             throw ImagePrepError(.tooLarge,
                 "\(width)x\(height) is over the --max-pixels limit of \(settings.maxPixels) pixels")
         }
