@@ -20,28 +20,30 @@ Exit status: 0 when no file failed, 1 when any file failed, 2 for usage errors, 
 """
 
 func fail(_ message: String) -> Never {
-    FileHandle.standardError.write(Data(RawPath.bytes("imgprep: \(message)\n")))
+    StandardStream.error.write("imgprep: \(message)\n")
     exit(2)
 }
+
+StandardStream.prepareProcess()
 
 // From argv's bytes, not CommandLine.arguments, which replaces bytes that are not UTF-8 (see RawPath).
 var arguments = (1..<Int(CommandLine.argc)).map { index in
     CommandLine.unsafeArgv[index].map { RawPath.decode(UnsafeRawBufferPointer(start: $0, count: strlen($0))) } ?? ""
 }
 guard let first = arguments.first else {
-    FileHandle.standardError.write(Data(toolHelp.utf8))
+    StandardStream.error.write(toolHelp)
     exit(2)
 }
 switch first {
 case "-h", "--help", "help":
     if arguments.count > 1, let command = commands.first(where: { $0.spec.name == arguments[1] }) {
-        print(HelpFormatter.help(for: command.spec), terminator: "")
+        StandardStream.output.write(HelpFormatter.help(for: command.spec))
     } else {
-        print(toolHelp, terminator: "")
+        StandardStream.output.write(toolHelp)
     }
     exit(0)
 case "--version", "-V":
-    print("imgprep \(version)")
+    StandardStream.output.write("imgprep \(version)\n")
     exit(0)
 default:
     break
@@ -53,7 +55,7 @@ arguments.removeFirst()
 do {
     let parsed = try ParsedArguments(arguments, spec: commandType.spec)
     if parsed.has("help") {
-        print(HelpFormatter.help(for: commandType.spec), terminator: "")
+        StandardStream.output.write(HelpFormatter.help(for: commandType.spec))
         exit(0)
     }
     let command = try commandType.init(parsed)
