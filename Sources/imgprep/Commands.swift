@@ -20,6 +20,7 @@ enum SharedOptions {
         .value("subsampling", nil, "MODE", "JPEG chroma: auto (444 at quality 90+, 420 below and in budget searches), 420, 422 or 444", default: "auto"),
         .flag("progressive", nil, "write progressive JPEG"),
         .value("max-pixels", nil, "N", "refuse inputs with more pixels than N before decoding", default: "300000000"),
+        .value("max-input-size", nil, "SIZE", "refuse input files larger than SIZE before reading them (units as --max-bytes)", default: "1GB"),
     ]
     static let search: [OptionSpec] = [
         .value("min-quality", nil, "N", "lowest quality the search may use", default: "40"),
@@ -64,6 +65,7 @@ struct BatchCommandOptions {
         settings.quality = try integer("quality", in: 1...100) ?? defaultQuality
         settings.maxDimension = try integer("max-dimension", in: 1...1_000_000)
         settings.maxPixels = try integer("max-pixels", in: 1...Int(Int32.max) * 4) ?? settings.maxPixels
+        settings.maxInputBytes = try args.value("max-input-size", as: "a size such as 500MB or 2GiB", ByteSize.parse) ?? settings.maxInputBytes
         settings.background = try args.value("background", as: "white, black or #rrggbb", RGBColor.init(parsing:)) ?? .white
         settings.stripGPS = args.has("strip-gps")
         settings.stripMetadata = args.has("strip-metadata")

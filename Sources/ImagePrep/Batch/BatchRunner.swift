@@ -148,7 +148,7 @@ public enum BatchRunner {
             return outcome
         }
         do {
-            let bytes = try RawPath.read(job.input)
+            let bytes = try InputFile.read(job.input, maxBytes: settings.maxInputBytes)
             if options.inPlace, case .success(let format) = FormatSniffer.sniff(bytes), format != .jpeg {
                 throw ImagePrepError(.output, "--in-place replaces JPEG files only; this is \(format.name): use -o DIR")
             }

@@ -20,8 +20,9 @@ public enum ByteSize {
         return Int(bytes)
     }
 
-    /// `1000000` → "1 MB", `204800` → "204.8 KB": how budgets are echoed back in messages.
+    /// `1000000` → "1 MB", `204800` → "204.8 KB", `2000000000` → "2 GB": how budgets are echoed back in messages.
     public static func format(_ bytes: Int) -> String {
+        if bytes >= 1_000_000_000 { return trim(Double(bytes) / 1e9) + " GB" }
         if bytes >= 1_000_000 { return trim(Double(bytes) / 1e6) + " MB" }
         if bytes >= 1000 { return trim(Double(bytes) / 1e3) + " KB" }
         return "\(bytes) B"
