@@ -22,11 +22,11 @@ struct InfoCommand: Command {
         var failed = false
         for (index, path) in paths.enumerated() {
             do {
-                let description = try ImageInspector.inspect(try RawPath.read(path))
-                FileHandle.standardOutput.write(Data(RawPath.bytes((index > 0 ? "\n" : "") + render(path, description))))
+                let description = try ImageInspector.inspect(try InputFile.read(path))
+                StandardStream.output.write((index > 0 ? "\n" : "") + render(path, description))
             } catch {
                 failed = true
-                FileHandle.standardError.write(Data(RawPath.bytes("imgprep: \(path): \(error)\n")))
+                StandardStream.error.write("imgprep: \(path): \(error)\n")
             }
         }
         return failed ? 1 : 0
