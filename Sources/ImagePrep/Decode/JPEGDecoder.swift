@@ -106,8 +106,9 @@ public enum JPEGMarkers {
             guard marker == 0xDB, sum == nil, let first = payload.first, first & 0x0F == 0 else { return }
             let wide = first >> 4 == 1
             guard payload.count >= 1 + 64 * (wide ? 2 : 1) else { return }
-            sum = (0..<64).reduce(0) { total, i in
-                total + (wide ? Int(payload[1 + 2 * i]) << 8 | Int(payload[2 + 2 * i]) : Int(payload[1 + i]))
+            sum = (0..<64).reduce(0) { (total: Int, i: Int) -> Int in
+                let step: Int = wide ? Int(payload[1 + 2 * i]) << 8 | Int(payload[2 + 2 * i]) : Int(payload[1 + i])
+                return total + step
             }
         }
         guard let sum else { return nil }
