@@ -151,6 +151,19 @@ import Testing
         #expect(Exif.orientation(in: sample.bytes()) == 6)
     }
 
+    /// Found by the exif fuzz target: an Orientation of 17 BYTEs stored "at offset 0" made the patch
+    /// write 1 over the TIFF header, leaving a block nothing could read. Structure is never overwritten.
+    @Test func outOfLineValuesOnTheStructureAreNotWritten() throws {
+        let onHeader = HostileFiles.tiff([.init(tag: 0x0112, type: 1, count: 17, value: 0)], tail: Array(repeating: 0xFF, count: 8))
+        #expect(throws: ImagePrepError.self) { try Exif.patch(onHeader, options: ExifPatchOptions(orientation: 1)) }
+        let onIFD0 = HostileFiles.tiff([.init(tag: 0x0112, type: 3, count: 3, value: 8)])
+        #expect(throws: ImagePrepError.self) { try Exif.patch(onIFD0, options: ExifPatchOptions(orientation: 1)) }
+        // Out of line after the directory is fine.
+        let apart = HostileFiles.tiff([.init(tag: 0x0112, type: 3, count: 3, value: 26)], tail: [6, 0, 6, 0, 6, 0])
+        let patched = try Exif.patch(apart, options: ExifPatchOptions(orientation: 1))
+        #expect(Array(patched.tiff.suffix(6)) == [1, 0, 6, 0, 6, 0])
+    }
+
     @Test func randomMutationsNeverCrash() throws {
         let base = (try? realTIFF("jpeg/nuke__image-p3.jpg")) ?? SampleTIFF().bytes()  // has GPS and a thumbnail
         var random = MutationRandom(seed: 0x1D6_7A5C)

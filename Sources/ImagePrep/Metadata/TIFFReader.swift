@@ -106,9 +106,14 @@ struct TIFFBlock {
     }
 
     /// Overwrites the first value of a BYTE, SHORT or LONG entry, keeping its type.
-    /// Returns false when the type is not one of those or the value does not fit it.
-    mutating func setFirstInteger(_ value: Int, of entry: TIFFEntry) throws -> Bool {
+    /// Returns false when the type is not one of those or the value does not fit it. Throws when an
+    /// out-of-line value lies on the TIFF header or on one of the `structures` (directory tables):
+    /// writing it would break the block instead of changing one tag.
+    mutating func setFirstInteger(_ value: Int, of entry: TIFFEntry, avoiding structures: [Range<Int>]) throws -> Bool {
         guard entry.count >= 1, let range = try valueRange(entry) else { return false }
+        if range.count > 4, ([0..<8] + structures).contains(where: { $0.overlaps(range) }) {
+            throw TIFFBlock.malformed("the value of tag 0x\(String(entry.tag, radix: 16, uppercase: true)) lies on the block's structure")
+        }
         switch entry.type {
         case 1 where (0...0xFF).contains(value): bytes[range.lowerBound] = UInt8(value)
         case 3 where (0...0xFFFF).contains(value): setU16(value, at: range.lowerBound)
