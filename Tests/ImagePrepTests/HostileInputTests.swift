@@ -186,6 +186,24 @@ import Testing
         #expect(usage.status == 2 && usage.stderr.contains("--max-input-size"), "\(usage.stderr)")
     }
 
+    // MARK: JPEG with thousands of scans
+
+    /// Each scan of a progressive JPEG is a pass over the whole picture: a file of tiny scans repeated
+    /// thousands of times kept libjpeg busy in proportion. Past 256 scans the decode stops.
+    @Test func jpegWithThousandsOfScansIsRefused() throws {
+        let jpeg = try JPEGEncoder().encode(CodecTestSupport.gradient(width: 64, height: 64), quality: 80,
+                                            settings: JPEGSettings(progressive: true))
+        let scans = JPEGCodecTests.offsetsOfSOS(in: jpeg)
+        let last = try #require(scans.last)
+        let lastScan = Array(jpeg[last..<(jpeg.count - 2)])   // SOS to EOI
+        let bomb = Array(jpeg[..<(jpeg.count - 2)]) + Array(Array(repeating: lastScan, count: 2000).joined()) + [0xFF, 0xD9]
+        #expect(scans.count < 20)
+        for decode in [{ _ = try JPEGDecoder.decode(bomb) }, { _ = try JPEGDecoder.decodePlanes(bomb) }] {
+            #expect { try decode() } throws: { "\($0)".contains("more than 256 scans") }
+        }
+        #expect(try JPEGDecoder.decode(jpeg).width == 64)   // the file it came from is fine
+    }
+
     // MARK: Box pre-shrink sums
 
     static func filled(width: Int, height: Int, _ colour: [UInt8]) -> PixelBuffer {
