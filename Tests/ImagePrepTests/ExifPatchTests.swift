@@ -208,7 +208,7 @@ import Testing
 
     // MARK: Real camera EXIF
 
-    @Test(.enabled(if: exiftoolAvailable && corpus != nil), arguments: [
+    @Test(.enabled(if: exiftoolAvailable && corpus != nil, "no shared corpus (or no exiftool): camera EXIF not checked"), arguments: [
         "heic/libvips__heic-orientation-6.heic", "heic/immich__samsung-one-ui-6.heic", "heic/pillow_heif__xiaomi.heic",
         "jpeg/nuke__image-p3.jpg", "jpeg/immich__empty_gps.jpg",
     ])
@@ -241,7 +241,7 @@ import Testing
         #expect(inJPEG.keys.filter { $0.hasPrefix("GPS:") }.isEmpty)
     }
 
-    @Test(.enabled(if: exiftoolAvailable && corpus != nil))
+    @Test(.enabled(if: exiftoolAvailable && corpus != nil, "no shared corpus (or no exiftool): camera EXIF not checked"))
     func realHeifItemOffsetsAreStripped() throws {
         let tiff = try realTIFF("heic/libvips__heic-orientation-6.heic")
         #expect(Exif.tiff(fromHeifExifItem: [0, 0, 0, 6] + Array("Exif\0\0".utf8) + tiff) == tiff)
