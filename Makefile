@@ -4,6 +4,7 @@
 SWIFT ?= $(or $(shell command -v swift 2>/dev/null),$(wildcard /opt/swift/usr/bin/swift),swift)
 PREFIX ?= /usr/local
 TEST_FLAGS ?=
+FUZZ_SECONDS ?= 60
 BIN := .build/release/imgprep
 
 # Ubuntu (and its derivatives) name the libjpeg-turbo dev package differently from Debian.
@@ -23,7 +24,7 @@ define apt_install
 	else echo "packages already installed: $(1)"; fi
 endef
 
-.PHONY: deps bench-deps build test demo fixtures bench install clean
+.PHONY: deps bench-deps build test fuzz demo fixtures bench install clean
 
 deps:
 	$(call apt_install,$(DEPS))
@@ -38,6 +39,11 @@ build:
 # -enable-testing keeps @testable imports working in release.
 test: deps
 	$(SWIFT) test -c release -Xswiftc -enable-testing $(TEST_FLAGS)
+
+# libFuzzer + AddressSanitizer over the parsers and the whole pipeline, FUZZ_SECONDS per target
+# (scripts/fuzz.sh; the README's "Fuzzing" section says what it covers and what it found).
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) bash scripts/fuzz.sh
 
 # Converts the bundled good samples only; the broken ones live in Tests/Fixtures/bad/.
 demo: deps build

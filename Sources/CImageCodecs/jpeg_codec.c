@@ -70,6 +70,20 @@ static struct jpeg_error_mgr *error_mgr_init(cic_jpeg_error *e) {
 
 /* ---- Decoding --------------------------------------------------------------------------- */
 
+/* A progressive file may hold any number of scans, each a full pass over the picture's
+ * coefficients: a few kilobytes of tiny scans would keep the decoder busy for minutes. Real
+ * encoders write at most a few dozen (libjpeg-turbo's own fuzzers stop at 500). */
+#define MAX_SCANS 256
+
+static void limit_scans(j_common_ptr cinfo) {
+    j_decompress_ptr dinfo = (j_decompress_ptr)cinfo;
+    if (dinfo->input_scan_number > MAX_SCANS) {
+        cic_jpeg_error *e = (cic_jpeg_error *)cinfo->err;
+        snprintf(e->message, sizeof e->message, "more than %d scans (real files have a few dozen at most)", MAX_SCANS);
+        longjmp(e->jump, 1);
+    }
+}
+
 /* In progressive mode coef_bits[c][k] is the successive-approximation bit that coefficient k of
  * component c has been refined to: -1 never sent, 0 complete. */
 static int progressive_scans_complete(j_decompress_ptr cinfo) {
@@ -165,6 +179,7 @@ int cic_jpeg_decode(const uint8_t *data, size_t size, int scale_denom,
                     char *err, size_t errlen) {
     struct jpeg_decompress_struct cinfo;
     cic_jpeg_error jerr;
+    struct jpeg_progress_mgr progress = { limit_scans, 0, 0, 0, 0 };   /* libjpeg counts passes in it */
     uint8_t *volatile buffer = NULL;   /* volatile: still read after a longjmp */
 
     *pixels = NULL;
@@ -182,6 +197,7 @@ int cic_jpeg_decode(const uint8_t *data, size_t size, int scale_denom,
     jpeg_read_header(&cinfo, TRUE);
 
     jerr.phase = PHASE_DECODE;
+    cinfo.progress = &progress;
     cinfo.scale_num = 1;
     cinfo.scale_denom = (unsigned)scale_denom;
     cinfo.dct_method = JDCT_ISLOW;
@@ -219,6 +235,7 @@ int cic_jpeg_decode_ycbcr420(const uint8_t *data, size_t size, uint8_t **planes,
                              int *width, int *height, char *err, size_t errlen) {
     struct jpeg_decompress_struct cinfo;
     cic_jpeg_error jerr;
+    struct jpeg_progress_mgr progress = { limit_scans, 0, 0, 0, 0 };   /* libjpeg counts passes in it */
     uint8_t *volatile buffer = NULL;   /* volatile: still read after a longjmp */
 
     *planes = NULL;
@@ -242,6 +259,7 @@ int cic_jpeg_decode_ycbcr420(const uint8_t *data, size_t size, uint8_t **planes,
     }
 
     jerr.phase = PHASE_DECODE;
+    cinfo.progress = &progress;
     cinfo.raw_data_out = TRUE;
     cinfo.dct_method = JDCT_ISLOW;
     jpeg_start_decompress(&cinfo);   /* reads the whole file when it has several scans */

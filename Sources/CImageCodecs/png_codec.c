@@ -1,6 +1,7 @@
 /* libpng behind setjmp: see CImageCodecs.h for the contract. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <setjmp.h>
 #include <png.h>
@@ -144,6 +145,7 @@ int cic_png_decode(const uint8_t *data, size_t size, cic_png_image *image,
     size_t row_bytes = png_get_rowbytes(png, info);
     if ((channels != 3 && channels != 4) || row_bytes != (size_t)width * (size_t)channels)
         png_error(png, "unexpected pixel layout after transformations");
+    if (height > 0 && row_bytes > SIZE_MAX / height) png_error(png, "image too large for memory");
     pixels = malloc(row_bytes * height);
     rows = malloc(sizeof(png_bytep) * height);
     if (pixels == NULL || rows == NULL) png_error(png, "out of memory for the decoded pixels");
@@ -158,6 +160,89 @@ int cic_png_decode(const uint8_t *data, size_t size, cic_png_image *image,
     image->channels = channels;
     free(rows);
     png_destroy_read_struct(&png, &info, NULL);
+    return 0;
+}
+
+/* ---- Header and metadata only ------------------------------------------------------------ */
+
+static uint32_t read_be32(const uint8_t *p) {
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
+}
+
+static int is_chunk(const uint8_t *type, const char *name) { return memcmp(type, name, 4) == 0; }
+
+/* The file's chunks with the picture data left out, as a PNG stream that ends in an empty IDAT:
+ * everything before the first IDAT, and the text and eXIf chunks after it (the ones png_read_end
+ * would take). libpng then reads and checks them as it would while decoding. A chunk that does not
+ * fit in the file ends the walk. Returns NULL when out of memory. */
+static uint8_t *without_picture_data(const uint8_t *data, size_t size, size_t *out_size) {
+    static const uint8_t empty_idat[12] = { 0, 0, 0, 0, 'I', 'D', 'A', 'T', 0x35, 0xAF, 0x06, 0x1E };
+    uint8_t *out = malloc(size + sizeof empty_idat);   /* never longer than the file plus the IDAT */
+    if (out == NULL) return NULL;
+    memcpy(out, data, 8);
+    size_t used = 8, pos = 8;
+    int after_idat = 0;
+    while (size - pos >= 12) {
+        uint32_t length = read_be32(data + pos);
+        const uint8_t *type = data + pos + 4;
+        if (length > 0x7FFFFFFFu || length > size - pos - 12) break;   /* PNG lengths are 31-bit */
+        size_t chunk = (size_t)length + 12;
+        if (is_chunk(type, "IEND")) break;
+        if (is_chunk(type, "IDAT")) {
+            after_idat = 1;
+        } else if (!after_idat || is_chunk(type, "tEXt") || is_chunk(type, "zTXt") || is_chunk(type, "iTXt")
+                   || is_chunk(type, "eXIf")) {
+            memcpy(out + used, data + pos, chunk);
+            used += chunk;
+        }
+        pos += chunk;
+    }
+    memcpy(out + used, empty_idat, sizeof empty_idat);
+    *out_size = used + sizeof empty_idat;
+    return out;
+}
+
+int cic_png_read_info(const uint8_t *data, size_t size, cic_png_image *image, int *bit_depth,
+                      char *err, size_t errlen) {
+    memset(image, 0, sizeof *image);
+    *bit_depth = 0;
+    if (data == NULL || size < 8 || png_sig_cmp(data, 0, 8) != 0)
+        return fail(err, errlen, "not a PNG file (bad signature)");
+
+    size_t stream_size = 0;
+    uint8_t *volatile stream = without_picture_data(data, size, &stream_size);   /* volatile: freed after a longjmp */
+    if (stream == NULL) return fail(err, errlen, "out of memory");
+    png_io io;
+    memset(&io, 0, sizeof io);
+    io.in = stream;
+    io.in_size = stream_size;
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &io, on_error, on_warning);
+    png_infop info = png != NULL ? png_create_info_struct(png) : NULL;
+    if (info == NULL) {
+        png_destroy_read_struct(&png, NULL, NULL);
+        free(stream);
+        return fail(err, errlen, "out of memory");
+    }
+    if (setjmp(png_jmpbuf(png))) {
+        cic_png_image_free(image);
+        png_destroy_read_struct(&png, &info, NULL);
+        free(stream);
+        return fail_io(&io, err, errlen);
+    }
+    png_set_read_fn(png, &io, read_bytes);
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_ALWAYS, (png_const_bytep)"eXIf", 1);
+    png_read_info(png, info);   /* stops at the (empty) IDAT: no picture data is ever inflated */
+
+    png_uint_32 width, height;
+    int depth, color_type;
+    png_get_IHDR(png, info, &width, &height, &depth, &color_type, NULL, NULL, NULL);
+    copy_metadata(png, info, image);
+    image->width = (int)width;
+    image->height = (int)height;
+    image->channels = (color_type & PNG_COLOR_MASK_ALPHA) != 0 || png_get_valid(png, info, PNG_INFO_tRNS) != 0 ? 4 : 3;
+    *bit_depth = color_type == PNG_COLOR_TYPE_PALETTE ? 8 : depth;   /* palette entries are 8-bit */
+    png_destroy_read_struct(&png, &info, NULL);
+    free(stream);
     return 0;
 }
 

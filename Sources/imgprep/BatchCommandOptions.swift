@@ -35,6 +35,7 @@ struct BatchCommandOptions {
         settings.quality = try integer("quality", in: 1...100) ?? defaultQuality
         settings.maxDimension = try integer("max-dimension", in: 1...1_000_000)
         settings.maxPixels = try integer("max-pixels", in: 1...Int(Int32.max) * 4) ?? settings.maxPixels
+        settings.maxInputBytes = try args.value("max-input-size", as: "a size such as 500MB or 2GiB", ByteSize.parse) ?? settings.maxInputBytes
         settings.background = try args.value("background", as: "white, black or #rrggbb", RGBColor.init(parsing:)) ?? .white
         settings.stripLocation = args.has("strip-gps") || args.has("strip-location")
         settings.stripMetadata = args.has("strip-metadata")

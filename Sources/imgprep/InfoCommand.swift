@@ -32,11 +32,11 @@ struct InfoCommand: Command {
         defer { pool.stop() }
         for (index, path) in paths.enumerated() {
             do {
-                let description = try await pool.inspect(try RawPath.read(path))
+                let description = try await pool.inspect(try InputFile.read(path))
                 if json {
                     JSONLine.print(object(path, description))
                 } else {
-                    FileHandle.standardOutput.write(Data(RawPath.bytes((index > 0 ? "\n" : "") + render(path, description))))
+                    StandardStream.output.write((index > 0 ? "\n" : "") + render(path, description))
                 }
             } catch {
                 failed = true
@@ -46,7 +46,7 @@ struct InfoCommand: Command {
                         "status": "failed", "error": failure.description, "error_kind": failure.kind.rawValue,
                     ]))
                 } else {
-                    FileHandle.standardError.write(Data(RawPath.bytes("imgprep: \(path): \(failure)\n")))
+                    StandardStream.error.write("imgprep: \(path): \(failure)\n")
                 }
             }
         }

@@ -8,7 +8,7 @@ enum JSONLine {
     static func print(_ object: [String: Any]) {
         var line = ""
         write(object, to: &line)
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        StandardStream.output.write(line + "\n")
     }
 
     /// Compact JSON with sorted keys, written by hand: JSONSerialization costs about a third of a

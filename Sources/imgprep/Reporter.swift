@@ -140,12 +140,12 @@ final class Reporter: Sendable {
     private func printJSON(_ object: [String: Any]) { JSONLine.print(object) }
 
     private func printLine(_ text: String) {
-        FileHandle.standardOutput.write(Data(RawPath.bytes(text + "\n")))
+        StandardStream.output.write(text + "\n")
     }
 
     private func writeError(_ text: String) {
         clearProgress()
-        FileHandle.standardError.write(Data(RawPath.bytes(text + "\n")))
+        StandardStream.error.write(text + "\n")
     }
 
     private func drawProgress() {
@@ -165,7 +165,7 @@ final class Reporter: Sendable {
             let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
             return String(format: "\r[%@] %d/%d  %.1f files/s  ETA %.0fs ", bar, state.done, total, rate, remaining)
         }
-        FileHandle.standardError.write(Data(line.utf8))
+        StandardStream.error.write(line)
     }
 
     private func clearProgress() {
@@ -174,7 +174,7 @@ final class Reporter: Sendable {
             defer { state.lineShown = false }
             return state.lineShown
         }
-        if wasShown { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if wasShown { StandardStream.error.write("\r\u{1B}[K") }
     }
 }
 

@@ -10,6 +10,7 @@ enum SharedOptions {
         .value("subsampling", nil, "MODE", "JPEG chroma: auto (444 at quality 90+, 420 below and in budget searches), 420, 422 or 444", default: "auto"),
         .flag("progressive", nil, "write progressive JPEG"),
         .value("max-pixels", nil, "N", "refuse inputs with more pixels than N before decoding", default: "300000000"),
+        .value("max-input-size", nil, "SIZE", "refuse input files larger than SIZE before reading them (units as --max-bytes)", default: "1GB"),
     ]
     static let search: [OptionSpec] = [
         .value("min-quality", nil, "N", "lowest quality the search may use", default: "40"),

@@ -21,16 +21,18 @@ Run 'imgprep COMMAND --help' for a command's options, 'imgprep --version' for th
 """
 
 func fail(_ message: String) -> Never {
-    FileHandle.standardError.write(Data(RawPath.bytes("imgprep: \(message)\n")))
+    StandardStream.error.write("imgprep: \(message)\n")
     exit(2)
 }
+
+StandardStream.prepareProcess()
 
 // From argv's bytes, not CommandLine.arguments, which replaces bytes that are not UTF-8 (see RawPath).
 var arguments = (1..<Int(CommandLine.argc)).map { index in
     CommandLine.unsafeArgv[index].map { RawPath.decode(UnsafeRawBufferPointer(start: $0, count: strlen($0))) } ?? ""
 }
 guard let first = arguments.first else {
-    FileHandle.standardError.write(Data(toolHelp.utf8))
+    StandardStream.error.write(toolHelp)
     exit(2)
 }
 switch first {
@@ -38,14 +40,14 @@ case WorkerCommand.name:
     exit(WorkerCommand.run())
 case "-h", "--help", "help":
     if arguments.count > 1, let command = commands.first(where: { $0.spec.name == arguments[1] }) {
-        print(HelpFormatter.help(for: command.spec), terminator: "")
+        StandardStream.output.write(HelpFormatter.help(for: command.spec))
     } else {
-        print(toolHelp, terminator: "")
+        StandardStream.output.write(toolHelp)
     }
     exit(0)
 case "--version", "-V":
-    print("imgprep \(version)")
-    for library in LibraryVersions.loaded { print("\(library.name) \(library.version)") }
+    StandardStream.output.write("imgprep \(version)\n")
+    for library in LibraryVersions.loaded { StandardStream.output.write("\(library.name) \(library.version)\n") }
     exit(0)
 default:
     break
@@ -58,7 +60,7 @@ arguments.removeFirst()
 do {
     let parsed = try ParsedArguments(arguments, spec: commandType.spec)
     if parsed.has("help") {
-        print(HelpFormatter.help(for: commandType.spec), terminator: "")
+        StandardStream.output.write(HelpFormatter.help(for: commandType.spec))
         exit(0)
     }
     let command = try commandType.init(parsed)

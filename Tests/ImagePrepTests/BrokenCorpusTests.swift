@@ -83,8 +83,9 @@ struct BrokenCorpusTests {
 
     /// The two corrupted pillow_heif files share a name (.heic / .hif) and so collide in one batch;
     /// the .hif on its own must fail with one readable line too, leaving nothing behind.
-    @Test func corruptedHifAloneFailsCleanly() throws {
-        guard let source = CorpusSupport.path("broken/pillow_heif__corrupted.hif") else { return }
+    @Test(.enabled(if: CorpusSupport.path("broken/pillow_heif__corrupted.hif") != nil, "broken/pillow_heif__corrupted.hif is not in the corpus"))
+    func corruptedHifAloneFailsCleanly() throws {
+        let source = try #require(CorpusSupport.path("broken/pillow_heif__corrupted.hif"))
         let out = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: out) }
         let run = try TestSupport.imgprep(["convert", source, "-o", out.path])

@@ -17,11 +17,8 @@ import Testing
         return heic.map { corpus.appendingPathComponent("heic/\($0)").path } + jpeg.map { corpus.appendingPathComponent("jpeg/\($0)").path }
     }()
 
-    @Test func corpusPhotosFitEveryBudgetAtTheOptimalQuality() throws {
-        guard !Self.corpusInputs.isEmpty else {
-            print("skipped: no shared corpus (set IMGPREP_CORPUS)")
-            return
-        }
+    @Test(.enabled(if: TestSupport.corpus != nil, "no shared corpus (set IMGPREP_CORPUS): corpus budgets not checked"))
+    func corpusPhotosFitEveryBudgetAtTheOptimalQuality() throws {
         var encodes = 0, searches = 0, downscaledEncodes = 0, downscaledSearches = 0
         for path in Self.corpusInputs {
             let file = try TestSupport.bytes(path)
@@ -68,12 +65,10 @@ import Testing
     /// heif-convert 1.15 writes upright pixels and copies the HEIC's Orientation 6, so these JPEGs say
     /// "turn me" and imgprep turns them; ImageMagick keeps the pixels and the tag. Turned with the same
     /// tables, one of them landed two qualities below ImageMagick's.
-    @Test(arguments: ["immich__samsung-one-ui-6.heic", "libvips__heic-orientation-6.heic"])
+    @Test(.enabled(if: TestSupport.corpus != nil, "no shared corpus (set IMGPREP_CORPUS): nothing to compare with ImageMagick"),
+          arguments: ["immich__samsung-one-ui-6.heic", "libvips__heic-orientation-6.heic"])
     func turnedJpegFitsAtLeastAsWellAsImageMagick(_ name: String) throws {
-        guard let corpus = TestSupport.corpus else {
-            print("skipped: no shared corpus (set IMGPREP_CORPUS)")
-            return
-        }
+        let corpus = try #require(TestSupport.corpus)
         let dir = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let source = dir.appendingPathComponent("turned.jpg").path

@@ -86,8 +86,8 @@ import Testing
         }
     }
 
-    @Test func tenBitIsScaledWithRoundingNotTruncated() throws {
-        guard TestSupport.toolExists("heif-convert") else { return }
+    @Test(.enabled(if: TestSupport.toolExists("heif-convert"), "heif-convert (libheif-examples) is not installed"))
+    func tenBitIsScaledWithRoundingNotTruncated() throws {
         let out = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: out) }
         let reference = out.appendingPathComponent("ref.png").path

@@ -17,22 +17,20 @@ struct CorpusConvertTests {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: corpus.appendingPathComponent(directory).path)) ?? []
             return names.filter { ["heic", "heif", "hif", "avif", "avifs"].contains(($0 as NSString).pathExtension.lowercased()) }
                 .map { "\(directory)/\($0)" }
-        }.sorted()
+        }.sorted().filter { relative in
+            // Pictures too big to compare are covered by `hugeGridKeepsExifAndIsUpright` instead.
+            guard let size = CorpusSupport.manifestSize(CorpusSupport.features(relative)) else { return true }
+            return size.width * size.height <= pixelComparisonLimit
+        }
     }()
 
     // MARK: 1–5: every readable HEIF/AVIF photo, against heif-convert
 
-    @Test(arguments: heifInputs)
+    @Test(.enabled(if: TestSupport.toolExists("heif-convert"), "heif-convert (libheif-examples) is not installed"),
+          arguments: heifInputs)
     func heifPhotoMatchesHeifConvert(_ relative: String) throws {
         let source = try #require(CorpusSupport.path(relative))
         let features = CorpusSupport.features(relative)
-        if let size = CorpusSupport.manifestSize(features), size.width * size.height > Self.pixelComparisonLimit {
-            return  // covered by `hugeGridKeepsExifAndIsUpright` without the pixel comparison
-        }
-        guard TestSupport.toolExists("heif-convert") else {
-            Issue.record("heif-convert (libheif-examples) is not installed")
-            return
-        }
         let dir = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
 
@@ -96,7 +94,8 @@ struct CorpusConvertTests {
 
     /// The 200 MP Samsung grid (16320x12240, irot 270): no heif-convert comparison (far too slow),
     /// but the upright size and the EXIF are cheap enough to check (~7 s in debug).
-    @Test func hugeGridKeepsExifAndIsUpright() throws {
+    @Test(.enabled(if: CorpusSupport.has("heic/pillow_heif__200MP.heic"), "heic/pillow_heif__200MP.heic is not in the corpus"))
+    func hugeGridKeepsExifAndIsUpright() throws {
         let relative = "heic/pillow_heif__200MP.heic"
         guard let (source, output, run, dir) = try CorpusSupport.converted(relative, ["--to", "jpeg", "--quality", "95"]) else { return }
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -112,12 +111,11 @@ struct CorpusConvertTests {
 
     // MARK: 6. PNG output keeps the ICC profile and the alpha channel
 
-    @Test func pngOutputKeepsIccByteForByteAndAlpha() throws {
+    @Test(.enabled(if: CorpusSupport.has("heic/nuke__img_751.heic", "heic/libheif__with-alpha-512x512.heic"), "the two photos are not in the corpus"),
+          .enabled(if: TestSupport.toolExists("heif-convert"), "heif-convert (libheif-examples) is not installed"))
+    func pngOutputKeepsIccByteForByteAndAlpha() throws {
         let photo = "heic/nuke__img_751.heic", alpha = "heic/libheif__with-alpha-512x512.heic"
-        guard let photoPath = CorpusSupport.path(photo), let alphaPath = CorpusSupport.path(alpha) else {
-            print("CorpusConvertTests: \(photo) or \(alpha) missing; skipped")
-            return
-        }
+        let photoPath = try #require(CorpusSupport.path(photo)), alphaPath = try #require(CorpusSupport.path(alpha))
         let dir = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let run = try TestSupport.imgprep(["convert", photoPath, alphaPath, "--to", "png", "-o", dir.path])
@@ -137,8 +135,8 @@ struct CorpusConvertTests {
         // Alpha kept: same size and alpha channel as heif-convert's RGBA PNG.
         let image = try TestSupport.decode(CorpusSupport.outputPath(alphaPath, in: dir, ext: "png"))
         #expect(image.channels == 4, "alpha dropped from the PNG")
-        guard TestSupport.toolExists("heif-convert"), image.channels == 4,
-              let reference = try CorpusSupport.heifConvertPrimary(alphaPath, into: dir) else { return }
+        let reference = try #require(try CorpusSupport.heifConvertPrimary(alphaPath, into: dir), "heif-convert cannot read \(alpha)")
+        guard image.channels == 4 else { return }
         let expected = try TestSupport.decode(reference)
         #expect(expected.channels == 4 && expected.width == image.width && expected.height == image.height)
         guard expected.channels == 4 && expected.width == image.width && expected.height == image.height else { return }
@@ -154,12 +152,10 @@ struct CorpusConvertTests {
 
     /// nclx-only sources get a synthesized ICC profile; it must be well formed (PCS illuminant D50 at
     /// header bytes 68–79), and PNG output, where libpng checks the profile, must work.
-    @Test func synthesizedProfileIsWellFormedAndPngOutputWorks() throws {
+    @Test(.enabled(if: CorpusSupport.has("avif/pillow__transparency.avif"), "avif/pillow__transparency.avif is not in the corpus"))
+    func synthesizedProfileIsWellFormedAndPngOutputWorks() throws {
         let relative = "avif/pillow__transparency.avif"  // nclx 1/13/6, with alpha
-        guard let source = CorpusSupport.path(relative) else {
-            print("CorpusConvertTests: \(relative) missing; skipped")
-            return
-        }
+        let source = try #require(CorpusSupport.path(relative))
         let dir = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let jpeg = try TestSupport.imgprep(["convert", source, "--to", "jpeg", "-o", dir.path])
@@ -180,13 +176,12 @@ struct CorpusConvertTests {
 
     // MARK: 7. JPEG inputs: EXIF orientation applied, written as 1
 
-    @Test func recurserOrientationsAllComeOutUpright() throws {
+    @Test(.enabled(if: CorpusSupport.has("jpeg/recurser__Landscape_1.jpg", "jpeg/recurser__Landscape_6.jpg"), "the recurser orientation files are not in the corpus"),
+          .enabled(if: TestSupport.toolExists("vips"), "vips (libvips-tools) is not installed"))
+    func recurserOrientationsAllComeOutUpright() throws {
         let names = (0...8).map { "jpeg/recurser__Landscape_\($0).jpg" }.filter { CorpusSupport.path($0) != nil }
         let portraits = (0...8).map { "jpeg/recurser__Portrait_\($0).jpg" }.filter { CorpusSupport.path($0) != nil }
-        guard let landscape1 = CorpusSupport.path("jpeg/recurser__Landscape_1.jpg"), names.count > 1 else {
-            print("CorpusConvertTests: recurser Landscape files missing; skipped")
-            return
-        }
+        let landscape1 = try #require(CorpusSupport.path("jpeg/recurser__Landscape_1.jpg"))
         let dir = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let sources = (names + portraits).compactMap(CorpusSupport.path)
@@ -229,7 +224,9 @@ struct CorpusConvertTests {
         }
     }
 
-    @Test(arguments: ["jpeg/immich__portrait-orientation-6.jpg", "jpeg/nuke__right-orientation.jpeg", "jpeg/libvips__rotation_6.jpg"])
+    @Test(.enabled(if: CorpusSupport.has("jpeg/immich__portrait-orientation-6.jpg", "jpeg/nuke__right-orientation.jpeg", "jpeg/libvips__rotation_6.jpg"),
+                   "the rotated JPEGs are not in the corpus"),
+          arguments: ["jpeg/immich__portrait-orientation-6.jpg", "jpeg/nuke__right-orientation.jpeg", "jpeg/libvips__rotation_6.jpg"])
     func rotatedJpegComesOutUprightWithOrientation1(_ relative: String) throws {
         guard let (source, output, run, dir) = try CorpusSupport.converted(relative, ["--to", "jpeg", "--quality", "95"]) else { return }
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -253,7 +250,8 @@ struct CorpusConvertTests {
         if !before.isEmpty { #expect(iccAfter == before, "\(relative): ICC profile changed") }
     }
 
-    @Test func displayP3JpegKeepsItsProfileAndGps() throws {
+    @Test(.enabled(if: CorpusSupport.has("jpeg/nuke__image-p3.jpg"), "jpeg/nuke__image-p3.jpg is not in the corpus"))
+    func displayP3JpegKeepsItsProfileAndGps() throws {
         let relative = "jpeg/nuke__image-p3.jpg"
         guard let (source, output, run, dir) = try CorpusSupport.converted(relative, ["--to", "jpeg", "--quality", "95"]) else { return }
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -269,7 +267,8 @@ struct CorpusConvertTests {
 
     // MARK: 8. --strip-gps and --max-dimension on an iPhone HEIC
 
-    @Test func stripGpsOnIphoneHeicRemovesOnlyGps() throws {
+    @Test(.enabled(if: CorpusSupport.has("heic/libvips__heic-orientation-6.heic"), "heic/libvips__heic-orientation-6.heic is not in the corpus"))
+    func stripGpsOnIphoneHeicRemovesOnlyGps() throws {
         let relative = "heic/libvips__heic-orientation-6.heic"
         guard let (source, output, run, dir) = try CorpusSupport.converted(relative, ["--strip-gps", "--quality", "95"]) else { return }
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -286,7 +285,9 @@ struct CorpusConvertTests {
         #expect(iccBefore == iccAfter, "ICC profile changed")
     }
 
-    @Test func maxDimensionMatchesVipsthumbnail() throws {
+    @Test(.enabled(if: CorpusSupport.has("heic/libvips__heic-orientation-6.heic"), "heic/libvips__heic-orientation-6.heic is not in the corpus"),
+          .enabled(if: TestSupport.toolExists("vipsthumbnail"), "vipsthumbnail (libvips-tools) is not installed"))
+    func maxDimensionMatchesVipsthumbnail() throws {
         let relative = "heic/libvips__heic-orientation-6.heic"
         guard let (source, output, _, dir) = try CorpusSupport.converted(relative, ["--max-dimension", "2048", "--quality", "95"]) else { return }
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -297,10 +298,6 @@ struct CorpusConvertTests {
         #expect(tags["ExifIFD:ExifImageWidth"] == nil || (tags["ExifIFD:ExifImageWidth"] as? Int == 1536 && tags["ExifIFD:ExifImageHeight"] as? Int == 2048), "\(tags)")
         #expect(tags["IFD0:Orientation"] as? Int == 1)
 
-        guard TestSupport.toolExists("vipsthumbnail") else {
-            print("CorpusConvertTests: vipsthumbnail (libvips-tools) not installed; resize not compared")
-            return
-        }
         let reference = dir.appendingPathComponent("ref.png").path
         let vips = try TestSupport.run("vipsthumbnail", [source, "-s", "2048", "-o", reference])
         #expect(vips.status == 0, "\(vips.stderr)")
@@ -318,6 +315,11 @@ struct CorpusConvertTests {
 
 /// Corpus look-ups and the exiftool/heif-convert comparisons the corpus tests share.
 enum CorpusSupport {
+    /// Whether the corpus is here and holds all of these files (for `.enabled(if:)`).
+    static func has(_ relatives: String...) -> Bool {
+        relatives.allSatisfy { path($0) != nil }
+    }
+
     static func path(_ relative: String) -> String? {
         guard let corpus = TestSupport.corpus else { return nil }
         let path = corpus.appendingPathComponent(relative).path
@@ -354,14 +356,11 @@ enum CorpusSupport {
     }
 
     /// Runs `imgprep convert SOURCE ARGUMENTS -o DIR` on a corpus file in a fresh directory (the caller
-    /// removes it). nil when the corpus lacks the file (with a note) or imgprep failed (recorded).
+    /// removes it). Callers are enabled only when the corpus has the file; nil when imgprep failed (recorded).
     static func converted(_ relative: String, _ arguments: [String])
         throws -> (source: String, output: String, run: TestSupport.Run, dir: URL)?
     {
-        guard let source = path(relative) else {
-            print("CorpusConvertTests: \(relative) not in the corpus; skipped")
-            return nil
-        }
+        let source = try #require(path(relative), "\(relative) is not in the corpus")
         let dir = try TestSupport.temporaryDirectory()
         let run = try TestSupport.imgprep(["convert", source] + arguments + ["-o", dir.path])
         #expect(run.status == 0, "\(relative): \(run.stderr)")
@@ -516,9 +515,8 @@ enum CorpusSupport {
     }
 
     /// Like with like: the same source turned upright by libvips (`vips copy SRC[autorotate]`) must be
-    /// the same picture within JPEG noise (≥ 40 dB). Skipped without libvips-tools.
+    /// the same picture within JPEG noise (≥ 40 dB). Callers are enabled only where libvips-tools is installed.
     static func expectMatchesVipsAutorotate(_ image: PixelBuffer, source: String, relative: String, in dir: URL) throws {
-        guard TestSupport.toolExists("vips") else { return }
         let reference = dir.appendingPathComponent("vips-\(UUID().uuidString.prefix(8)).png").path
         let run = try TestSupport.run("vips", ["copy", "\(source)[autorotate]", reference])
         #expect(run.status == 0, "\(run.stderr)")

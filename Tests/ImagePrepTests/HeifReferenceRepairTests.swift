@@ -129,9 +129,8 @@ enum LibheifTools {
     /// Scratch files go straight into the temporary directory under unique names, each removed by its test.
     static let scratch = FileManager.default.temporaryDirectory
 
-    static let corpus = TestSupport.corpus ?? URL(fileURLWithPath: "/nonexistent")
-
-    static let gainMapPhoto = corpus.appendingPathComponent("heic/libvips__apple-heic-gainmap.heic")
+    /// An iPhone 16 gain-map photo from the shared corpus, when this machine has it.
+    static let gainMapPhoto = CorpusSupport.path("heic/libvips__apple-heic-gainmap.heic")
 }
 
 /// Rewrites a libheif-written HEIC the way a newer phone would lay it out: a new `iref`, and extra items
@@ -299,9 +298,9 @@ struct HeifReferenceRepairLibheifTests {
         return try TestSupport.exiftool(dir.appendingPathComponent("phone.jpg").path)
     }
 
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: LibheifTools.gainMapPhoto.path), "corpus not found"))
+    @Test(.enabled(if: LibheifTools.gainMapPhoto != nil, "no shared corpus: the iPhone 16 gain-map photo is not here"))
     func iPhone16GainMapPhoto() throws {
-        let file = [UInt8](try Data(contentsOf: LibheifTools.gainMapPhoto))
+        let file = try TestSupport.bytes(try #require(LibheifTools.gainMapPhoto))
         #expect(try LibheifTools.heifInfo(file).output.contains("Too many auxiliary image references"))
         let repaired = try #require(repairedForLibheif115(file))
         try expectSameLayout(file, repaired.bytes)

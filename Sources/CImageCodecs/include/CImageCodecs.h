@@ -165,6 +165,12 @@ typedef struct {
     int utf8;
 } cic_png_text;
 
+/* What a PNG says about itself, without inflating any picture data: size, the same metadata as
+ * cic_png_decode, channels 4 when the decoded picture would have alpha (alpha colour type or tRNS),
+ * and the IHDR bit depth (8 for palette images). pixels stays NULL. Free with cic_png_image_free. */
+int cic_png_read_info(const uint8_t *data, size_t size, cic_png_image *image, int *bit_depth,
+                      char *err, size_t errlen);
+
 /* What to write besides the pixels; NULL/0 fields are skipped. */
 typedef struct {
     int compression_level;  /* zlib level 0...9 (6 is libpng's default) */

@@ -35,7 +35,7 @@ public enum BatchPlan {
 
     /// Reads just enough of a file to sniff it.
     static func looksLikeImage(_ path: String) -> Bool {
-        guard let head = try? RawPath.read(path, limit: 64) else { return false }
+        guard let head = try? InputFile.head(path, count: 64) else { return false }
         switch FormatSniffer.sniff(head) {
         case .success: return true
         case .failure(let error): return error.kind == .unsupported  // an image we cannot read deserves a line

@@ -48,12 +48,12 @@ public struct FileConverter: Sendable {
         do {
             if options.dryRun {
                 // What a real run would refuse before decoding: a file that is not an image we read.
-                let head = try RawPath.read(job.input, limit: 4096)   // an ftyp box with many brands fits
+                let head = try InputFile.head(job.input, count: 4096)   // an ftyp box with many brands fits
                 try refuseInPlace(FormatSniffer.sniff(head).get())
                 outcome.reason = "dry run: would write \(job.output)"
                 return outcome
             }
-            let bytes = try RawPath.read(job.input)
+            let bytes = try InputFile.read(job.input, maxBytes: settings.maxInputBytes)
             if case .success(let format) = FormatSniffer.sniff(bytes) { try refuseInPlace(format) }
             var jobSettings = settings
             jobSettings.threadsPerImage = context.threads

@@ -69,7 +69,7 @@ public final class OutputReuse: Sendable {
         switch role {
         case .copy(let written):
             // The earlier output, if it is still what this run wrote; else prepare again.
-            if let bytes = try? RawPath.read(written.output), SHA256.hash(bytes) == written.digest {
+            if let bytes = try? InputFile.read(written.output), SHA256.hash(bytes) == written.digest {
                 var reused = written.summary
                 reused.bytes = bytes
                 reused.encodes = 0

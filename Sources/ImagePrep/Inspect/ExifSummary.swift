@@ -15,7 +15,8 @@ public enum ExifSummary {
     /// (label, value) pairs for the tags present in `tiff`, in a fixed order.
     public static func fields(of tiff: [UInt8]) -> [(String, String)] {
         let block: [UInt8] = Array("Exif".utf8) + [0, 0] + tiff
-        guard let data = block.withUnsafeBufferPointer({ exif_data_new_from_data($0.baseAddress, UInt32($0.count)) })
+        guard block.count <= UInt32.max,   // libexif takes a 32-bit length
+              let data = block.withUnsafeBufferPointer({ exif_data_new_from_data($0.baseAddress, UInt32($0.count)) })
         else { return [] }
         defer { exif_data_unref(data) }
         let ifds = withUnsafeBytes(of: data.pointee.ifd) { Array($0.bindMemory(to: UnsafeMutablePointer<ExifContent>?.self)) }

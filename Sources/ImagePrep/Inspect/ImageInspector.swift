@@ -1,4 +1,5 @@
 import CHeif
+import CImageCodecs
 
 /// What `imgprep info` tells about a file: what it is and what it holds, without converting it.
 public struct ImageDescription: Sendable, Codable {
@@ -60,11 +61,30 @@ public enum ImageInspector {
             description.notes += warnings
             return description
         case .png:
-            let (pixels, metadata) = try PNGDecoder.decode(file, maxPixels: Int.max)
-            var description = describe(metadata, format: "PNG", width: pixels.width, height: pixels.height)
-            description.hasAlpha = pixels.hasAlpha
-            return description
+            return try inspectPNG(file)
         }
+    }
+
+    /// From the chunks alone: a PNG's picture data is never inflated to learn its size.
+    private static func inspectPNG(_ file: [UInt8]) throws -> ImageDescription {
+        var image = cic_png_image()
+        defer { cic_png_image_free(&image) }
+        var bitDepth: Int32 = 0
+        try callCodec("libpng") { err, errlen in
+            file.withUnsafeBufferPointer { cic_png_read_info($0.baseAddress, $0.count, &image, &bitDepth, err, errlen) }
+        }
+        func bytes(_ pointer: UnsafeMutablePointer<UInt8>?, _ count: Int) -> [UInt8]? {
+            pointer.map { Array(UnsafeBufferPointer(start: $0, count: count)) }
+        }
+        var exif = bytes(image.exif, image.exif_size)
+        if let tiff = exif, tiff.starts(with: JPEGSegment.exifHeader) {   // as PNGDecoder does
+            exif = Array(tiff.dropFirst(JPEGSegment.exifHeader.count))
+        }
+        let metadata = ImageMetadata(exif: exif, xmp: bytes(image.xmp, image.xmp_size), icc: bytes(image.icc, image.icc_size))
+        var description = describe(metadata, format: "PNG", width: Int(image.width), height: Int(image.height))
+        description.bitDepth = Int(bitDepth)
+        description.hasAlpha = image.channels == 4
+        return description
     }
 
     /// What the metadata says, for a picture stored `width` x `height` whose EXIF Orientation still applies.

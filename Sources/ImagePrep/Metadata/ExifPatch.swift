@@ -75,7 +75,7 @@ public enum Exif {
 
         if let orientation = options.orientation, let entry = ifd0.entry(0x0112) {
             // A stale Orientation would make viewers rotate pixels that are already upright.
-            guard try block.setFirstInteger(orientation, of: entry) else {
+            guard try block.setFirstInteger(orientation, of: entry, avoiding: [ifd0.byteRange]) else {
                 throw TIFFBlock.malformed("Orientation is not a number that can hold \(orientation)")
             }
         }
@@ -85,7 +85,7 @@ public enum Exif {
             let exifIFD = try block.subdirectory(pointer, "ExifIFD")
             for (tag, value, name) in [(0xA002, options.pixelWidth, "width"), (0xA003, options.pixelHeight, "height")] {
                 guard let value, let entry = exifIFD.entry(tag) else { continue }
-                if try !block.setFirstInteger(value, of: entry) {
+                if try !block.setFirstInteger(value, of: entry, avoiding: [ifd0.byteRange, exifIFD.byteRange]) {
                     warnings.append("left the EXIF image \(name) unchanged because \(value) does not fit its field")
                 }
             }
@@ -120,8 +120,8 @@ public enum Exif {
             doomed.append(range)
         }
         // Zeroing must not damage what stays, which a crafted pointer could otherwise arrange.
-        guard doomed.allSatisfy({ !$0.overlaps(ifd0.byteRange) }) else {
-            throw TIFFBlock.malformed("the GPS IFD overlaps IFD0")
+        guard doomed.allSatisfy({ !$0.overlaps(ifd0.byteRange) && !$0.overlaps(0..<8) }) else {
+            throw TIFFBlock.malformed("the GPS IFD overlaps IFD0 or the TIFF header")
         }
 
         // Remove the entry: shift later entries and the next-IFD pointer down by 12, zero the freed tail.

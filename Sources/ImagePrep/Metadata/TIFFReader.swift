@@ -92,10 +92,10 @@ struct TIFFBlock {
         return start..<(start + size)
     }
 
-    /// The values of a BYTE, SHORT or LONG entry; nil for other types.
+    /// The values of a BYTE, SHORT or LONG entry (none when its count is 0); nil for other types.
     func integers(_ entry: TIFFEntry) throws -> [Int]? {
-        guard [1, 3, 4].contains(entry.type), let range = try valueRange(entry) else { return nil }
-        let size = range.count / max(entry.count, 1)
+        let sizes = [1: 1, 3: 2, 4: 4]
+        guard let size = sizes[entry.type], let range = try valueRange(entry) else { return nil }
         return try stride(from: range.lowerBound, to: range.upperBound, by: size).map { offset in
             switch entry.type {
             case 1: Int(bytes[offset])
@@ -106,9 +106,14 @@ struct TIFFBlock {
     }
 
     /// Overwrites the first value of a BYTE, SHORT or LONG entry, keeping its type.
-    /// Returns false when the type is not one of those or the value does not fit it.
-    mutating func setFirstInteger(_ value: Int, of entry: TIFFEntry) throws -> Bool {
+    /// Returns false when the type is not one of those or the value does not fit it. Throws when an
+    /// out-of-line value lies on the TIFF header or on one of the `structures` (directory tables):
+    /// writing it would break the block instead of changing one tag.
+    mutating func setFirstInteger(_ value: Int, of entry: TIFFEntry, avoiding structures: [Range<Int>]) throws -> Bool {
         guard entry.count >= 1, let range = try valueRange(entry) else { return false }
+        if range.count > 4, ([0..<8] + structures).contains(where: { $0.overlaps(range) }) {
+            throw TIFFBlock.malformed("the value of tag 0x\(String(entry.tag, radix: 16, uppercase: true)) lies on the block's structure")
+        }
         switch entry.type {
         case 1 where (0...0xFF).contains(value): bytes[range.lowerBound] = UInt8(value)
         case 3 where (0...0xFFFF).contains(value): setU16(value, at: range.lowerBound)

@@ -118,6 +118,10 @@ struct XMPElement {
 /// Just enough of XML to locate elements, attributes and namespace bindings: comments, CDATA,
 /// processing instructions (the xpacket wrapper) and DOCTYPE are skipped; tags must balance.
 enum XMPScanner {
+    /// Names are resolved by walking up the open elements, so depth costs time per element; real
+    /// packets nest about ten deep, and a packet of nothing but `<a>` would otherwise take seconds.
+    static let maxDepth = 200
+
     private struct Open {
         var prefix: String?
         var local: String
@@ -217,6 +221,7 @@ enum XMPScanner {
             } else {
                 i += 1
                 element.contentStart = i
+                guard stack.count < maxDepth else { throw fail("elements nested more than \(maxDepth) deep") }
                 stack.append(element)
             }
         }

@@ -31,6 +31,8 @@ public struct ConversionSettings: Sendable, Codable {
     public var budget: ByteBudget?
     /// Inputs with more pixels are refused before decoding.
     public var maxPixels = 300_000_000
+    /// Input files larger than this are refused before they are read.
+    public var maxInputBytes = InputFile.defaultMaxBytes
     /// Threads one image may use (libheif tile decoding, resizing): more when few files are left.
     public var threadsPerImage = 1
 

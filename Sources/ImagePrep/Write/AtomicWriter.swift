@@ -8,8 +8,7 @@ public enum AtomicWriter {
     ///   - modificationTime: set on the result before it becomes visible (`--preserve-mtime`).
     public static func write(_ bytes: [UInt8], to path: String, permissionsFrom: String? = nil,
                              modificationTime: FileTimestamp? = nil) throws {
-        let directory = (path as NSString).deletingLastPathComponent
-        let name = (path as NSString).lastPathComponent
+        let (directory, name) = RawPath.split(path)
         let directoryPath = directory.isEmpty ? "." : directory
         try RawPath.createDirectories(directoryPath)
 

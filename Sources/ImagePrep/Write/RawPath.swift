@@ -91,27 +91,23 @@ public enum RawPath {
         status(path).map { $0.st_mode & S_IFMT == S_IFDIR } ?? false
     }
 
-    /// The whole file, or at most `limit` bytes of it.
-    public static func read(_ path: String, limit: Int = .max) throws -> [UInt8] {
+    /// The whole file, whatever it is (a list of paths may come from a pipe): for lists the user gives.
+    /// Images are read with InputFile, which refuses devices and oversized files.
+    public static func read(_ path: String) throws -> [UInt8] {
         let fd = withCString(path) { open($0, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { throw ImagePrepError(.io, "cannot read the file: \(String(cString: strerror(errno)))") }
         defer { close(fd) }
-        var info = stat()
-        let expected = fstat(fd, &info) == 0 ? Int(info.st_size) : 0
         var result = [UInt8]()
-        result.reserveCapacity(min(expected, limit))
-        var chunk = [UInt8](repeating: 0, count: 1 << 20)
-        while result.count < limit {
-            let want = min(chunk.count, limit - result.count)
-            let n = chunk.withUnsafeMutableBytes { Foundation.read(fd, $0.baseAddress, want) }
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Foundation.read(fd, $0.baseAddress, $0.count) }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw ImagePrepError(.io, "cannot read the file: \(String(cString: strerror(errno)))")
             }
-            if n == 0 { break }
+            if n == 0 { return result }
             result += chunk[0..<n]
         }
-        return result
     }
 
     /// The names in a directory (not `.` and `..`), or nil when it cannot be listed.
@@ -135,10 +131,23 @@ public enum RawPath {
         return decode(Array(UnsafeRawBufferPointer(start: resolved, count: strlen(resolved))))
     }
 
+    /// The directory part and the last component of a path, like dirname(1) and basename(1) but with ""
+    /// for a bare name's directory: `a/b.jpg` → (`a`, `b.jpg`), `b.jpg` → (``, `b.jpg`), `/x` → (`/`, `x`),
+    /// `a//b/` → (`a`, `b`). Foundation's NSString path calls trap on some one-letter paths.
+    public static func split(_ path: String) -> (directory: String, name: String) {
+        var scalars = Substring(path).unicodeScalars
+        while scalars.count > 1, scalars.last == "/" { scalars.removeLast() }
+        guard let slash = scalars.lastIndex(of: "/") else { return ("", String(scalars)) }
+        let name = String(scalars[scalars.index(after: slash)...])
+        var directory = scalars[..<slash]
+        while directory.count > 1, directory.last == "/" { directory.removeLast() }
+        return (directory.isEmpty ? "/" : String(directory), name)
+    }
+
     /// mkdir -p.
     public static func createDirectories(_ path: String) throws {
         if path.isEmpty || isDirectory(path) { return }
-        let parent = (path as NSString).deletingLastPathComponent
+        let parent = split(path).directory
         if !parent.isEmpty && parent != path { try createDirectories(parent) }
         if withCString(path, { mkdir($0, 0o777) }) != 0 && errno != EEXIST {
             throw ImagePrepError(.io, "cannot create the directory \(path): \(String(cString: strerror(errno)))")

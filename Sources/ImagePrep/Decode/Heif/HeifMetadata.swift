@@ -75,8 +75,11 @@ extension HeifDecoder {
         _ read: (UnsafeMutablePointer<UnsafeMutablePointer<heif_color_profile_nclx>?>) -> heif_error
     ) -> NCLXColor? {
         var nclx: UnsafeMutablePointer<heif_color_profile_nclx>?
-        guard read(&nclx).code == heif_error_Ok, let nclx else { return nil }
-        defer { heif_nclx_color_profile_free(nclx) }
+        let error = read(&nclx)
+        // libheif 1.15 hands the profile out before it finds code points it does not know (primaries 13,
+        // say) and reports an error: it is ours to free either way.
+        defer { if let nclx { heif_nclx_color_profile_free(nclx) } }
+        guard error.code == heif_error_Ok, let nclx else { return nil }
         return NCLXColor(nclx.pointee)
     }
 }

@@ -1,0 +1,79 @@
+import Foundation
+
+/// Reads input images with a ceiling. Only regular files are read: a device (`/dev/zero`) or a FIFO
+/// would feed bytes until memory ran out, or block for ever waiting for a writer. A regular file is
+/// read up to the size `stat` gives it, which is checked against the limit first; one that holds more
+/// than that (a file still being written, or a `/proc` or `/sys` file, whose size reads as 0) is refused.
+public enum InputFile {
+    /// Far above any photo the default pixel cap admits (a 300 MP JPEG at quality 100 is about 200 MB).
+    public static let defaultMaxBytes = 1_000_000_000
+
+    /// The whole file, or an error that says why it was not read.
+    public static func read(_ path: String, maxBytes: Int = defaultMaxBytes) throws -> [UInt8] {
+        try withRegularFile(path) { fd, size in
+            guard size <= maxBytes else {
+                throw ImagePrepError(.tooLarge, "the file is \(size) bytes, over the --max-input-size limit of \(ByteSize.format(maxBytes))")
+            }
+            let bytes = try readUpTo(size, from: fd)
+            var probe: UInt8 = 0
+            if bytes.count == size, try readSome(fd, into: &probe, count: 1) > 0 {
+                throw ImagePrepError(.io, "the file holds more than the \(size) bytes its size says (still being written, or a /proc or /sys file); not read")
+            }
+            return bytes
+        }
+    }
+
+    /// At most the first `count` bytes (fewer when the file is shorter), for sniffing; the same files are refused.
+    public static func head(_ path: String, count: Int) throws -> [UInt8] {
+        try withRegularFile(path) { fd, size in try readUpTo(min(count, size), from: fd) }
+    }
+
+    private static func withRegularFile<R>(_ path: String, _ body: (Int32, Int) throws -> R) throws -> R {
+        // O_NONBLOCK: opening a FIFO must not wait for a writer; it changes nothing for regular files.
+        let fd = RawPath.withCString(path) { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) }
+        guard fd >= 0 else { throw ioError("cannot read the file") }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw ioError("cannot read the file") }
+        let type = info.st_mode & S_IFMT
+        guard type == S_IFREG else {
+            throw ImagePrepError(.io, "not a regular file (\(describe(type))); imgprep reads images from regular files only")
+        }
+        return try body(fd, Int(info.st_size))
+    }
+
+    /// Up to `count` bytes, read straight into the result (no intermediate buffer); fewer at end of file.
+    private static func readUpTo(_ count: Int, from fd: Int32) throws -> [UInt8] {
+        try [UInt8](unsafeUninitializedCapacity: count) { buffer, filled in
+            filled = 0
+            while filled < count {
+                let n = try readSome(fd, into: buffer.baseAddress! + filled, count: count - filled)  // count > 0 here
+                if n == 0 { break }
+                filled += n
+            }
+        }
+    }
+
+    private static func readSome(_ fd: Int32, into buffer: UnsafeMutablePointer<UInt8>, count: Int) throws -> Int {
+        while true {
+            let n = Foundation.read(fd, buffer, count)
+            if n >= 0 { return n }
+            if errno != EINTR { throw ioError("cannot read the file") }
+        }
+    }
+
+    private static func describe(_ type: mode_t) -> String {
+        switch type {
+        case S_IFDIR: "a directory"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFIFO: "a FIFO or pipe"
+        case S_IFSOCK: "a socket"
+        default: "not a plain file"
+        }
+    }
+
+    private static func ioError(_ what: String) -> ImagePrepError {
+        ImagePrepError(.io, "\(what): \(String(cString: strerror(errno)))")
+    }
+}

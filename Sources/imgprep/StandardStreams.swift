@@ -1,0 +1,69 @@
+import Foundation
+import ImagePrep
+import Synchronization
+
+/// Standard output or standard error, written with write(2). FileHandle.write traps when a write
+/// fails; here a failed write (the reader of a pipe went away, a full disk, `> /dev/full`) ends that
+/// stream's output and nothing else: the batch goes on and the exit status still reflects the files.
+/// SIGPIPE is ignored (see `StandardStream.prepareProcess`), so a closed pipe shows up as EPIPE.
+final class StandardStream: Sendable {
+    static let output = StandardStream(STDOUT_FILENO, name: "standard output")
+    static let error = StandardStream(STDERR_FILENO, name: "standard error")
+
+    private let descriptor: Int32
+    private let name: String
+    /// Held while writing, so lines from concurrent callers never interleave; true once a write failed.
+    private let failed = Mutex(false)
+
+    private init(_ descriptor: Int32, name: String) {
+        self.descriptor = descriptor
+        self.name = name
+    }
+
+    func write(_ text: String) { write(RawPath.bytes(text)) }
+
+    func write(_ bytes: [UInt8]) {
+        let problem: Int32? = failed.withLock { failed in
+            guard !failed, !bytes.isEmpty else { return nil }
+            guard let code = writeAll(bytes) else { return nil }
+            failed = true
+            return code
+        }
+        // A reader that stops reading (`| head -1`) is normal use, not worth a line; anything else is.
+        if let problem, problem != EPIPE, self !== StandardStream.error {
+            StandardStream.error.write("imgprep: cannot write to \(name) (\(String(cString: strerror(problem)))); its output stops here, the files are still processed\n")
+        }
+    }
+
+    /// nil when every byte was written, else the errno that stopped it.
+    private func writeAll(_ bytes: [UInt8]) -> Int32? {
+        bytes.withUnsafeBytes { buffer -> Int32? in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)  // non-empty
+                if written > 0 {
+                    offset += written
+                } else if written < 0 && errno == EINTR {
+                    continue
+                } else if written < 0 && errno == EAGAIN {
+                    // A descriptor inherited in non-blocking mode: wait until it takes more.
+                    var ready = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+                    _ = poll(&ready, 1, 1000)
+                } else {
+                    return written < 0 ? errno : EIO
+                }
+            }
+            return nil
+        }
+    }
+
+    /// Run once at start-up, before any file is opened. Ignores SIGPIPE, and gives a closed standard
+    /// descriptor /dev/null: otherwise the first file imgprep opens would get its number, and the
+    /// report would be written into an output image.
+    static func prepareProcess() {
+        signal(SIGPIPE, SIG_IGN)
+        for fd in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] where fcntl(fd, F_GETFD) == -1 {
+            _ = open("/dev/null", O_RDWR)  // takes the lowest free number: this one
+        }
+    }
+}
