@@ -21,11 +21,13 @@ root=$PWD
 seconds=${FUZZ_SECONDS:-60}
 targets=${FUZZ_TARGETS:-"sniff isobmff exif xmp jpeg-markers info pipeline"}
 build=$root/.build/fuzz
+# The system libraries imgprep links (as Package.swift does), by pkg-config name.
+packages="libheif libexif libpng libjpeg libturbojpeg"
 
 swiftc=${SWIFTC:-$(command -v swiftc || echo /opt/swift/usr/bin/swiftc)}
 clang=$(dirname "$swiftc")/clang   # the toolchain's clang has the libFuzzer and ASan runtimes
 [[ -x $swiftc && -x $clang ]] || { echo "fuzz: swiftc and clang from the Swift toolchain are needed" >&2; exit 1; }
-for package in libheif libexif libpng libjpeg; do
+for package in $packages; do
   pkg-config --exists "$package" || { echo "fuzz: $package not found (run: make deps)" >&2; exit 1; }
 done
 
@@ -46,7 +48,7 @@ module CImageCodecs {
 EOF
 for source in Sources/CImageCodecs/*.c; do
   "$clang" -fsanitize=fuzzer-no-link,address -O1 -g -fPIC -I Sources/CImageCodecs/include \
-    $(pkg-config --cflags libpng libjpeg) -c "$source" -o "$build/obj/$(basename "$source" .c).o"
+    $(pkg-config --cflags $packages) -c "$source" -o "$build/obj/$(basename "$source" .c).o"
 done
 modules=(-I Sources/CHeif -I Sources/CExif -I "$build/include" $(pkg-config --cflags-only-I libheif libexif | sed 's/-I/-Xcc -I/g'))
 mapfile -t library < <(find Sources/ImagePrep -name '*.swift' | sort)
@@ -56,7 +58,7 @@ mapfile -t library < <(find Sources/ImagePrep -name '*.swift' | sort)
 # ld.gold warns about the sanitizer runtimes' symbol versions; harmless, so only errors are shown.
 "$swiftc" -module-name ImagePrepFuzz -parse-as-library -O -g -sanitize=fuzzer,address \
   "${modules[@]}" -I "$build" Fuzz/Harness.swift Tests/ImagePrepTests/FuzzTargets.swift "$build"/obj/*.o \
-  $(pkg-config --libs libheif libexif libpng libjpeg) -o "$build/imgprep-fuzz" 2> >(grep -v 'warning' >&2)
+  $(pkg-config --libs $packages) -o "$build/imgprep-fuzz" 2> >(grep -v 'warning' >&2)
 fi
 
 # ---- Seeds -----------------------------------------------------------------------------------

@@ -37,7 +37,9 @@ import Testing
             let (_, decoded) = try PNGDecoder.decode(file)
             #expect(decoded == metadata)
             let info = try ImageInspector.inspect(file)
-            #expect(info.format == "PNG" && info.width == 37 && info.height == 23 && info.bitDepth == 8)
+            // Orientation 6 turns the stored 37x23 upright: info gives the size outputs will have.
+            #expect(info.format == "PNG" && info.width == 23 && info.height == 37 && info.bitDepth == 8)
+            #expect(info.storedSize == PixelSize(width: 37, height: 23))
             #expect(info.hasAlpha == (channels == 4))
             #expect(info.exifOrientation == 6)
             #expect(info.exifBytes == metadata.exif?.count && info.xmpBytes == metadata.xmp?.count)
