@@ -14,6 +14,9 @@ let package = Package(
         .systemLibrary(
             name: "CExif", path: "Sources/CExif", pkgConfig: "libexif",
             providers: [.apt(["libexif-dev"])]),
+        .systemLibrary(
+            name: "CWebP", path: "Sources/CWebP", pkgConfig: "libwebpmux",
+            providers: [.apt(["libwebp-dev"])]),
         // Our own C: libjpeg and libpng report errors by exit()/longjmp, which Swift cannot catch,
         // so every call into them goes through setjmp-guarded functions that return error codes.
         .target(
@@ -21,7 +24,7 @@ let package = Package(
             cSettings: [.unsafeFlags(["-I/usr/include/libpng16"])],
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16")]),
         .target(
-            name: "ImagePrep", dependencies: ["CHeif", "CExif", "CImageCodecs"],
+            name: "ImagePrep", dependencies: ["CHeif", "CExif", "CWebP", "CImageCodecs"],
             path: "Sources/ImagePrep"),
         .executableTarget(name: "imgprep", dependencies: ["ImagePrep"], path: "Sources/imgprep"),
         .testTarget(

@@ -12,13 +12,21 @@ struct BatchCommandOptions {
     var nullSeparated = false
     var report = Reporter.Mode.normal
 
-    init(_ args: ParsedArguments, defaultQuality: Int) throws {
+    /// - Parameters:
+    ///   - formats: what `--to` accepts (jpeg when it is absent).
+    ///   - defaultQuality: `--quality` when absent, by output format.
+    init(_ args: ParsedArguments, formats: [OutputFormat], defaultQuality: (OutputFormat) -> Int) throws {
         func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
             try args.value(name, as: "an integer from \(range.lowerBound) to \(range.upperBound)") {
                 Int($0).flatMap { range.contains($0) ? $0 : nil }
             }
         }
-        settings.quality = try integer("quality", in: 1...100) ?? defaultQuality
+        let names = formats.map(\.rawValue)
+        settings.format = try args.value("to", as: names.dropLast().joined(separator: ", ") + " or " + (names.last ?? "")) { text in
+            let name = text.lowercased() == "jpg" ? "jpeg" : text.lowercased()
+            return formats.first { $0.rawValue == name }
+        } ?? .jpeg
+        settings.quality = try integer("quality", in: 1...100) ?? defaultQuality(settings.format)
         settings.maxDimension = try integer("max-dimension", in: 1...1_000_000)
         settings.maxPixels = try integer("max-pixels", in: 1...Int(Int32.max) * 4) ?? settings.maxPixels
         settings.background = try args.value("background", as: "white, black or #rrggbb", RGBColor.init(parsing:)) ?? .white
@@ -43,6 +51,9 @@ struct BatchCommandOptions {
                 throw UsageError(description: "--min-quality \(byteBudget.minQuality) is above --quality \(settings.quality); see 'imgprep \(args.command) --help'")
             }
             settings.budget = byteBudget
+            if settings.format == .png {
+                throw UsageError(description: "--max-bytes needs a lossy format (jpeg, webp, avif or heic), not --to png; see 'imgprep \(args.command) --help'")
+            }
         }
         outputDirectory = args.value("output")
         recursive = args.has("recursive")

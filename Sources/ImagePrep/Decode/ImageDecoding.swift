@@ -58,6 +58,7 @@ public enum DecoderRegistry {
         case .heif: HeifDecoder()
         case .jpeg: JPEGDecoder()
         case .png: PNGDecoder()
+        case .webp: WebPDecoder()
         }
     }
 }

@@ -52,6 +52,11 @@ public enum EncoderRegistry {
             return JPEGEncoder(settings: jpeg)
         case .png:
             return PNGEncoder(compressionLevel: settings.pngCompressionLevel)
+        case .webp:
+            return WebPEncoder(lossless: settings.lossless, threads: settings.threadsPerImage)
+        case .avif, .heic:
+            return HeifEncoder(codec: settings.format == .avif ? .av1 : .hevc,
+                               subsampling: settings.chromaSubsampling(searching: searching), threads: settings.threadsPerImage)
         }
     }
 }

@@ -35,6 +35,15 @@ public enum ImageInspector {
             var description = describe(metadata, format: "PNG", width: pixels.width, height: pixels.height)
             description.hasAlpha = pixels.hasAlpha
             return description
+        case .webp:
+            let webp = try WebPContainer(file)
+            var description = describe(webp.metadata, format: "WebP (\(webp.kind.rawValue))", width: webp.width, height: webp.height)
+            description.hasAlpha = webp.hasAlpha
+            if webp.kind == .animated {
+                description.contents = ["\(webp.frameCount) frame\(webp.frameCount == 1 ? "" : "s") (the first is converted)"]
+            }
+            description.notes += webp.warnings
+            return description
         }
     }
 

@@ -18,9 +18,17 @@ public struct ConversionSettings: Sendable {
     /// The JPEG settings for an encode at `quality`, with subsampling resolved.
     func jpegSettings(searching: Bool) -> JPEGSettings {
         var resolved = jpeg
-        resolved.subsampling = subsampling ?? (!searching && quality >= 90 ? .s444 : .s420)
+        resolved.subsampling = chromaSubsampling(searching: searching)
         return resolved
     }
+
+    /// `subsampling` resolved: JPEG, AVIF and HEIC follow the same rule.
+    func chromaSubsampling(searching: Bool) -> JPEGSettings.Subsampling {
+        subsampling ?? (!searching && quality >= 90 ? .s444 : .s420)
+    }
+
+    /// WebP only: lossless (VP8L) instead of lossy.
+    public var lossless = false
     public var pngCompressionLevel = 6
     public var budget: ByteBudget?
     /// Inputs with more pixels are refused before decoding.

@@ -1,9 +1,9 @@
 /// The output formats imgprep writes.
 public enum OutputFormat: String, Sendable, CaseIterable {
-    case jpeg, png
+    case jpeg, png, webp, avif, heic
 
     /// The extension outputs get (`IMG_1.HEIC` → `IMG_1.jpg`).
-    public var fileExtension: String { self == .jpeg ? "jpg" : "png" }
+    public var fileExtension: String { self == .jpeg ? "jpg" : rawValue }
 }
 
 /// Where an input's output goes, decided from paths alone.
