@@ -15,6 +15,7 @@
 #                     blue, the rest fully transparent.
 #   10bit.heic        64x48, 10-bit RGB (from a 16-bit PNG with heif-enc -b 10).
 #   gray.heic         64x48, 8-bit monochrome (hvcC chroma format 0).
+#   10bit-p3.heic     64x48, 10-bit, ICC "Display P3": a saturated green-to-red gradient (far outside sRGB).
 #   10bit and gray are under x265's 64x64 minimum, so heif-enc stores them as a 1-tile 'grid' item (id 2).
 # Tests/Fixtures/webp/ (made with cwebp, img2webp and webpmux from the same drawings):
 #   exif-icc.webp     320x240 lossy, from the gps-p3 drawing: EXIF (camera, GPS), XMP and the Display P3
@@ -102,6 +103,11 @@ heif-enc -q 60 "$tmp/alpha.png" -o "$tmp/alpha.heic"
 convert -size 64x48 'gradient:#000000-#ffa040' -fill red -draw 'rectangle 0,0 15,11' -depth 16 "PNG48:$tmp/10.png"
 heif-enc -q 60 -b 10 "$tmp/10.png" -o "$tmp/10bit.heic"
 
+# 10bit-p3: a 16-bit PNG labelled Display P3 (-profile assigns it: the pixels are not converted).
+convert -size 64x48 'gradient:#20c040-#f04010' -depth 16 "PNG48:$tmp/p3-16.png"
+convert "$tmp/p3-16.png" -profile "$tmp/p3.icc" "PNG48:$tmp/p3-16-icc.png"
+heif-enc -q 90 -b 10 "$tmp/p3-16-icc.png" -o "$tmp/10bit-p3.heic"
+
 # gray: a grayscale PNG becomes a monochrome (4:0:0) HEVC image.
 convert -size 64x48 gradient: -fill black -draw 'rectangle 0,0 15,11' -type Grayscale -depth 8 -define png:color-type=0 "$tmp/g.png"
 heif-enc -q 60 "$tmp/g.png" -o "$tmp/gray.heic"
@@ -119,7 +125,7 @@ head -c 1000 "$tmp/exif-icc.webp" >"$tmp/truncated.webp"
 printf '\000\000\000\024ftypqt  \000\000\002\000qt  \000\000\000\010wide\000\000\000\040mdat' >"$tmp/not-heif.heic"
 head -c $(($(wc -c <"$tmp/gps-p3.heic") / 2)) "$tmp/gps-p3.heic" >"$tmp/truncated.heic"
 
-for f in gps-p3 orientation-6 alpha 10bit gray; do mv "$tmp/$f.heic" "$good/"; done
+for f in gps-p3 orientation-6 alpha 10bit 10bit-p3 gray; do mv "$tmp/$f.heic" "$good/"; done
 mv "$tmp/not-heif.heic" "$tmp/truncated.heic" "$tmp/truncated.webp" "$bad/"
 for f in exif-icc orientation-6 lossless-alpha animated; do mv "$tmp/$f.webp" "$webp/"; done
 
@@ -129,7 +135,7 @@ for f in "$webp"/*.webp "$bad"/truncated.webp; do
   ((size < 30000)) || { echo "make-fixtures: $f is $size bytes, over 30000" >&2; exit 1; }
   printf '%-40s %6d bytes  %s\n' "$f" "$size" "$(webpinfo -quiet "$f" >/dev/null 2>&1 && echo ok || echo 'not valid (as intended for bad/)')"
 done
-for f in "$good"/{gps-p3,orientation-6,alpha,10bit,gray}.heic "$bad"/{not-heif,truncated}.heic; do
+for f in "$good"/{gps-p3,orientation-6,alpha,10bit,10bit-p3,gray}.heic "$bad"/{not-heif,truncated}.heic; do
   size=$(wc -c <"$f")
   ((size < 30000)) || { echo "make-fixtures: $f is $size bytes, over 30000" >&2; exit 1; }
   info=$(heif-info "$f" 2>&1 | grep -E '^image:|color profile|alpha channel|Exif|XMP' | tr -s ' \n' ' ') || info='(heif-info: not readable)'

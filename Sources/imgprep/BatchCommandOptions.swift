@@ -27,6 +27,7 @@ struct BatchCommandOptions {
             return formats.first { $0.rawValue == name }
         } ?? .jpeg
         settings.quality = try integer("quality", in: 1...100) ?? defaultQuality(settings.format)
+        settings.color = try args.value("color", as: "keep or srgb") { ColorHandling(rawValue: $0.lowercased()) } ?? .keep
         settings.maxDimension = try integer("max-dimension", in: 1...1_000_000)
         settings.maxPixels = try integer("max-pixels", in: 1...Int(Int32.max) * 4) ?? settings.maxPixels
         settings.background = try args.value("background", as: "white, black or #rrggbb", RGBColor.init(parsing:)) ?? .white

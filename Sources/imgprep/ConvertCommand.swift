@@ -18,6 +18,7 @@ struct ConvertCommand: Command {
             "imgprep convert *.heic --to jpeg --quality 90 --max-dimension 2048 -o upload/",
             "imgprep convert photos/*.heic --to webp -o web/",
             "imgprep convert photos/*.heic --to avif --quality 50 --max-dimension 2048 -o web/",
+            "imgprep convert downloads/*.webp --to jpeg --color srgb -o upload/",
             "find photos -iname '*.heic' -print0 | imgprep convert -0 --files-from - -o out/",
         ])
 

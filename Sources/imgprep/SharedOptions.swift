@@ -6,6 +6,7 @@ enum SharedOptions {
         .value("background", nil, "COLOR", "colour under transparent pixels in JPEG output: white, black or #rrggbb", default: "white"),
         .flag("strip-gps", nil, "remove GPS from EXIF and XMP, keep everything else"),
         .flag("strip-metadata", nil, "drop EXIF and XMP; the ICC profile stays so colours do not change"),
+        .value("color", nil, "MODE", "keep (the source's colour profile) or srgb (convert the pixels to sRGB, embed a compact sRGB profile)", default: "keep"),
         .value("subsampling", nil, "MODE", "JPEG, AVIF and HEIC chroma: auto (444 at quality 90+, 420 below and in budget searches), 420, 422 or 444", default: "auto"),
         .flag("progressive", nil, "write progressive JPEG"),
         .value("max-pixels", nil, "N", "refuse inputs with more pixels than N before decoding", default: "300000000"),

@@ -108,6 +108,7 @@ import Testing
         (["convert", "--to", "png", "--max-bytes", "100KB", "x.heic"], "--max-bytes needs a lossy format"),
         (["compress", "--to", "png", "--max-bytes", "100KB", "x.heic"], "invalid value 'png' for '--to'"),
         (["compress", "--to", "webp", "--max-bytes", "100KB", "--in-place", "x.jpg"], "--in-place replaces JPEG files"),
+        (["convert", "--color", "p3", "x.heic"], "invalid value 'p3' for '--color'"),
     ])
     func usageErrors(arguments: [String], message: String) throws {
         let run = try TestSupport.imgprep(arguments)

@@ -116,6 +116,7 @@ typedef struct {
     int width;
     int height;
     int channels;           /* 3 (RGB) or 4 (RGBA, straight alpha) */
+    int bytes_per_sample;   /* 1, or 2 (native-endian words) when 16 bits were asked for and stored */
     uint8_t *icc;           /* iCCP profile, decompressed */
     size_t icc_size;
     uint8_t *exif;          /* eXIf payload exactly as stored (may start with "Exif\0\0") */
@@ -130,6 +131,9 @@ typedef struct {
  * caller releases *image with cic_png_image_free. */
 int cic_png_decode(const uint8_t *data, size_t size, cic_png_image *image,
                    char *err, size_t errlen);
+/* The same, but a 16-bit PNG keeps its 16 bits (for a colour conversion before the reduction to 8). */
+int cic_png_decode16(const uint8_t *data, size_t size, cic_png_image *image,
+                     char *err, size_t errlen);
 void cic_png_image_free(cic_png_image *image);
 
 /* What to write besides the pixels; NULL/0 fields are skipped. */

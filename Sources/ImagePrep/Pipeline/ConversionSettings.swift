@@ -29,6 +29,8 @@ public struct ConversionSettings: Sendable {
 
     /// WebP only: lossless (VP8L) instead of lossy.
     public var lossless = false
+    /// What happens to colours: kept in the source's profile, or converted to sRGB.
+    public var color: ColorHandling = .keep
     public var pngCompressionLevel = 6
     public var budget: ByteBudget?
     /// Inputs with more pixels are refused before decoding.
@@ -37,6 +39,11 @@ public struct ConversionSettings: Sendable {
     public var threadsPerImage = 1
 
     public init() {}
+}
+
+/// `--color`: keep the source's colour profile (and pixels), or convert the pixels to sRGB for the web.
+public enum ColorHandling: String, Sendable, CaseIterable {
+    case keep, srgb
 }
 
 /// The byte ceiling for `compress` (and `convert --max-bytes`).

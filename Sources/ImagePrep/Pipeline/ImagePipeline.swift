@@ -14,10 +14,11 @@ public enum ImagePipeline {
         let plain = EncoderRegistry.encoder(for: settings, searching: searching)
         // The long edge to shrink to, from the full-size picture so shrink-on-load does not change the rounding.
         let shrinkingTo = settings.maxDimension.flatMap { max(stored.width, stored.height) > $0 ? $0 : nil }
-        var options = DecodeOptions(maxPixels: settings.maxPixels, threads: settings.threadsPerImage, shrinkingTo: shrinkingTo)
-        // A picture re-encoded at its own size may stay in the source's own Y'CbCr planes.
-        options.keepsYCbCr420 = shrinkingTo == nil && plain.takesYCbCr420
-        let decoded = try decoder.decode(file, options: options)
+        var options = DecodeOptions(maxPixels: settings.maxPixels, threads: settings.threadsPerImage, shrinkingTo: shrinkingTo,
+                                    convertsToSRGB: settings.color == .srgb)
+        // A picture re-encoded at its own size and colours may stay in the source's own Y'CbCr planes.
+        options.keepsYCbCr420 = shrinkingTo == nil && plain.takesYCbCr420 && settings.color == .keep
+        var decoded = try decoder.decode(file, options: options)
 
         let upright = decoded.orientation.swapsDimensions ? (stored.height, stored.width) : (stored.width, stored.height)
         let target = settings.maxDimension.map { fittedSize(width: upright.0, height: upright.1, maxDimension: $0) }
@@ -39,6 +40,9 @@ public enum ImagePipeline {
         if let target, target.width != picture.width || target.height != picture.height {
             picture = picture.resized(width: target.width, height: target.height, threads: settings.threadsPerImage)
         }
+        if settings.color == .srgb {
+            picture = toSRGB(picture, decoded: &decoded, settings: settings)
+        }
         switch picture {
         case .rgb(let image) where image.hasAlpha && !encoder.keepsAlpha:
             picture = .rgb(flattened(image, onto: settings.background))
@@ -49,6 +53,21 @@ public enum ImagePipeline {
         }
         return try OutputEncoding.encode(picture, with: encoder, metadata: decoded.metadata, settings: settings,
                                          warnings: decoded.warnings, sizeHints: sizeHints(width: picture.width, height: picture.height))
+    }
+
+    /// `--color srgb`: 8-bit pixels converted from the source's profile (deeper ones were converted by
+    /// the decoder), and the compact sRGB profile in place of the source's (none with --strip-metadata).
+    static func toSRGB(_ picture: DecodedPixels, decoded: inout DecodedImage, settings: ConversionSettings) -> DecodedPixels {
+        var converted = picture
+        if !decoded.isSRGB {
+            let image = picture.rgb()
+            if let transform = SRGBConversion.transform(for: decoded.metadata.icc, bytesPerSample: 1, stride: image.channels,
+                                                        warnings: &decoded.warnings) {
+                converted = .rgb(SRGBConversion.converted(image, with: transform, threads: settings.threadsPerImage))
+            }
+        }
+        decoded.metadata.icc = settings.stripMetadata ? nil : SRGBProfile.bytes
+        return converted
     }
 
     /// A JPEG already within budget that needs no resize, rotation or metadata change is left as it is:
@@ -62,6 +81,12 @@ public enum ImagePipeline {
         if let exif = metadata.exif, let orientation = Exif.orientation(in: exif), orientation != 1 { return nil }
         if settings.stripMetadata && (metadata.exif != nil || metadata.xmp != nil) { return nil }
         if settings.stripGPS && (metadata.exif.map(Exif.hasGPS) ?? false || metadata.xmp.map(XMP.hasGPS) ?? false) { return nil }
+        if settings.color == .srgb {
+            // Only a JPEG whose colours are sRGB already (no profile, or an sRGB one) can stay as it is.
+            var warnings: [String] = []
+            let transform = SRGBConversion.transform(for: metadata.icc, bytesPerSample: 1, stride: 3, warnings: &warnings)
+            if transform != nil || !warnings.isEmpty || (settings.stripMetadata && metadata.icc != nil) { return nil }
+        }
         return PreparedImage(bytes: file, format: .jpeg, width: width, height: height, quality: nil,
                              encodes: 0, passedThrough: true, warnings: [])
     }

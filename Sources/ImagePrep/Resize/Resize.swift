@@ -353,7 +353,7 @@ private func averageRGBA(_ sums: UnsafePointer<UInt32>, inWidth: Int, boxX: Int,
 }
 
 /// Runs `body` over `0..<count` split into `threads` contiguous bands, concurrently when `threads` > 1.
-private func inBands(of count: Int, threads: Int, _ body: @Sendable (Range<Int>) -> Void) {
+func inBands(of count: Int, threads: Int, _ body: @Sendable (Range<Int>) -> Void) {
     let bands = max(1, min(threads, count))
     if bands == 1 { return body(0..<count) }
     DispatchQueue.concurrentPerform(iterations: bands) { band in
@@ -362,7 +362,7 @@ private func inBands(of count: Int, threads: Int, _ body: @Sendable (Range<Int>)
 }
 
 /// A pointer shared by worker threads that write disjoint rows.
-private struct SharedPointer: @unchecked Sendable {
-    let pointer: UnsafeMutablePointer<UInt8>
-    init(_ pointer: UnsafeMutablePointer<UInt8>) { self.pointer = pointer }
+struct SharedPointer<Pointee>: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<Pointee>
+    init(_ pointer: UnsafeMutablePointer<Pointee>) { self.pointer = pointer }
 }
