@@ -15,6 +15,9 @@ public protocol ImageEncoding: Sendable {
     /// Another way to write the same format that is smaller on some pictures; the budget search tries it
     /// one quality above its answer (JPEG: standard tables after a search with transposed ones).
     var alternative: (any ImageEncoding)? { get }
+    /// Whether a budget search should run two trials at once on idle cores: for encoders that take
+    /// seconds and cannot use those cores themselves (libaom here, whose threads would change the bytes).
+    var runsTrialsSideBySide: Bool { get }
 
     /// Bytes that `metadata` adds to every encode, whatever the quality.
     func metadataBytes(_ metadata: ImageMetadata) -> Int
@@ -25,6 +28,7 @@ public protocol ImageEncoding: Sendable {
 
 extension ImageEncoding {
     public var alternative: (any ImageEncoding)? { nil }
+    public var runsTrialsSideBySide: Bool { false }
 }
 
 /// How big a metadata block an output format can hold (nil: no limit short of memory).

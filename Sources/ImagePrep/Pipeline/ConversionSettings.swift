@@ -88,10 +88,12 @@ public struct PreparedImage: Sendable {
     public var format: OutputFormat
     public var width: Int
     public var height: Int
-    /// The JPEG quality written (nil for PNG and for inputs passed through unchanged).
+    /// The quality written (nil for lossless outputs and for inputs passed through unchanged).
     public var quality: Int?
-    /// How many encodes it took (0 when the input was passed through).
+    /// How many encodes of the picture it took (0 when the input was passed through).
     public var encodes: Int
+    /// Encodes of a sixteenth of the picture (ProbeMosaic) that aimed those: cheap, but counted apart.
+    public var probes = 0
     /// The input already met every requirement and its bytes are passed through untouched.
     public var passedThrough: Bool
     /// Things the user should know: dropped metadata, downscaling to fit a budget.

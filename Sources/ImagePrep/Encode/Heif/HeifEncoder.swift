@@ -12,7 +12,7 @@ public struct HeifEncoder: ImageEncoding {
     public var codec: Codec
     /// Chroma resolution of the Y'CbCr the encoder compresses.
     public var subsampling: JPEGSettings.Subsampling
-    /// Threads one encode may use (x265's thread pool; libaom's threads change the bytes: it runs on one).
+    /// Threads one encode may use (x265's thread pool; libaom runs on one, see `runsTrialsSideBySide`).
     public var threads: Int
 
     public init(codec: Codec, subsampling: JPEGSettings.Subsampling = .s420, threads: Int = 1) {
@@ -32,6 +32,9 @@ public struct HeifEncoder: ImageEncoding {
     public var takesYCbCr420: Bool { false }
     public var metadataLimits: MetadataLimits { MetadataLimits() }
     public var sizeModel: SizeModel { codec == .av1 ? .avif : .heic }
+    /// x265 spreads one picture over its pool with the same bytes; libaom's threads change the bytes (and
+    /// barely help a single tile), so AV1 trials run side by side instead.
+    public var runsTrialsSideBySide: Bool { codec == .av1 }
 
     public func metadataBytes(_ metadata: ImageMetadata) -> Int {
         // Each block plus its item entries (infe, iloc) and references; EXIF gets a 4-byte offset.
