@@ -25,7 +25,7 @@ struct ConvertCommand: Command {
     let options: BatchCommandOptions
 
     init(_ arguments: ParsedArguments) throws {
-        var options = try BatchCommandOptions(arguments, formats: OutputFormat.allCases, defaultQuality: Self.defaultQuality)
+        var options = try BatchCommandOptions(arguments, formats: OutputFormat.allCases, defaultQuality: \.defaultQuality)
         if arguments.has("lossless") {
             guard options.settings.format == .webp else {
                 throw UsageError(description: "--lossless is for --to webp (PNG is always lossless); see 'imgprep convert --help'")
@@ -36,15 +36,6 @@ struct ConvertCommand: Command {
             options.settings.lossless = true
         }
         self.options = options
-    }
-
-    /// What libvips, sharp, cwebp and heif-enc default to for each format.
-    static func defaultQuality(_ format: OutputFormat) -> Int {
-        switch format {
-        case .jpeg, .png: 85
-        case .webp: 80
-        case .avif, .heic: 50
-        }
     }
 
     func run() async -> Int32 { await runBatch(options, command: "convert") }

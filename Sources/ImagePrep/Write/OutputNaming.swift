@@ -4,6 +4,15 @@ public enum OutputFormat: String, Sendable, CaseIterable {
 
     /// The extension outputs get (`IMG_1.HEIC` → `IMG_1.jpg`).
     public var fileExtension: String { self == .jpeg ? "jpg" : rawValue }
+
+    /// `--quality` when none is given: what libvips, sharp, cwebp and heif-enc default to.
+    public var defaultQuality: Int {
+        switch self {
+        case .jpeg, .png: 85
+        case .webp: 80
+        case .avif, .heic: 50
+        }
+    }
 }
 
 /// Where an input's output goes, decided from paths alone.
