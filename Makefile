@@ -9,7 +9,7 @@ BIN := .build/release/imgprep
 # Ubuntu (and its derivatives) name the libjpeg-turbo dev package differently from Debian.
 JPEG_DEV := $(shell grep -Eqs '^ID(_LIKE)?=.*ubuntu' /etc/os-release && echo libjpeg-turbo8-dev || echo libjpeg62-turbo-dev)
 DEPS := pkg-config libheif-dev libexif-dev $(JPEG_DEV) libpng-dev libwebp-dev liblcms2-dev libheif-examples libimage-exiftool-perl imagemagick libvips-tools webp libavif-bin
-BENCH_DEPS := libvips-tools imagemagick libheif-examples jpegoptim time webp
+BENCH_DEPS := libvips-tools imagemagick libheif-examples jpegoptim time webp jq
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 # Install only the packages dpkg does not list as installed, so a prepared machine skips apt entirely.
