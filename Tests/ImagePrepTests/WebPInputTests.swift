@@ -111,4 +111,19 @@ import Testing
         }
         #expect(failures > 50, "the damage should break many files (\(failures))")
     }
+
+    /// compress --to webp leaves a still WebP that already fits byte for byte, as it does a JPEG.
+    @Test func webPWithinBudgetIsLeftByteForByte() throws {
+        let out = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: out) }
+        let source = "\(webp)/exif-icc.webp"
+        let run = try TestSupport.imgprep(["compress", "--to", "webp", "--max-bytes", "100KB", source, "-o", out.path, "--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("\"unchanged\":true"), "\(run.stdout)")
+        #expect(try TestSupport.bytes(out.appendingPathComponent("exif-icc.webp").path) == (try TestSupport.bytes(source)))
+        // Turned by its EXIF Orientation: re-encoded upright instead.
+        let turned = try TestSupport.imgprep(["compress", "--to", "webp", "--max-bytes", "100KB", "\(webp)/orientation-6.webp",
+                                              "-o", out.path, "--json"])
+        #expect(turned.status == 0 && !turned.stdout.contains("\"unchanged\":true"), "\(turned.stdout)")
+    }
 }

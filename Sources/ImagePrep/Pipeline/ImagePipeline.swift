@@ -70,24 +70,33 @@ public enum ImagePipeline {
         return converted
     }
 
-    /// A JPEG already within budget that needs no resize, rotation or metadata change is left as it is:
-    /// re-encoding would only lose quality.
+    /// A JPEG (or a still WebP, for WebP output) already within budget that needs no resize, rotation or
+    /// metadata change is left as it is: re-encoding would only lose quality.
     static func passThrough(_ file: [UInt8], format: SniffedFormat, settings: ConversionSettings) throws -> PreparedImage? {
-        guard format == .jpeg, settings.format == .jpeg, let budget = settings.budget, file.count <= budget.maxBytes
-        else { return nil }
-        let (width, height) = try JPEGDecoder.dimensions(of: file)
+        guard let budget = settings.budget, file.count <= budget.maxBytes else { return nil }
+        let width: Int, height: Int, metadata: ImageMetadata
+        switch (format, settings.format) {
+        case (.jpeg, .jpeg):
+            (width, height) = try JPEGDecoder.dimensions(of: file)
+            metadata = JPEGMarkers.metadata(in: file).0
+        case (.webp, .webp):
+            let webp = try WebPContainer(file)
+            guard webp.kind != .animated, webp.warnings.isEmpty else { return nil }
+            (width, height, metadata) = (webp.width, webp.height, webp.metadata)
+        default:
+            return nil
+        }
         if let maxDimension = settings.maxDimension, max(width, height) > maxDimension { return nil }
-        let (metadata, _) = JPEGMarkers.metadata(in: file)
         if let exif = metadata.exif, let orientation = Exif.orientation(in: exif), orientation != 1 { return nil }
         if settings.stripMetadata && (metadata.exif != nil || metadata.xmp != nil) { return nil }
         if settings.stripGPS && (metadata.exif.map(Exif.hasGPS) ?? false || metadata.xmp.map(XMP.hasGPS) ?? false) { return nil }
         if settings.color == .srgb {
-            // Only a JPEG whose colours are sRGB already (no profile, or an sRGB one) can stay as it is.
+            // Only a file whose colours are sRGB already (no profile, or an sRGB one) can stay as it is.
             var warnings: [String] = []
             let transform = SRGBConversion.transform(for: metadata.icc, bytesPerSample: 1, stride: 3, warnings: &warnings)
             if transform != nil || !warnings.isEmpty || (settings.stripMetadata && metadata.icc != nil) { return nil }
         }
-        return PreparedImage(bytes: file, format: .jpeg, width: width, height: height, quality: nil,
+        return PreparedImage(bytes: file, format: settings.format, width: width, height: height, quality: nil,
                              encodes: 0, passedThrough: true, warnings: [])
     }
 
