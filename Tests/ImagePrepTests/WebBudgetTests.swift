@@ -42,7 +42,7 @@ import Testing
         print("\(format.rawValue) budgets: \(String(format: "%.2f", average)) trials per file over \(all.count) searches "
               + "(\(trials.count) at full size: \(trials.map(String.init).joined(separator: " ")); "
               + "\(shrunkTrials.count) shrunk: \(shrunkTrials.map(String.init).joined(separator: " "))), "
-              + "plus \(String(format: "%.1f", Double(probes.reduce(0, +)) / Double(all.count))) probe encodes of a mosaic a sixteenth to an eighth the size")
+              + "plus \(String(format: "%.1f", Double(probes.reduce(0, +)) / Double(all.count))) probe encodes of a mosaic a sixteenth to a quarter the size")
         #expect(average <= 3.5)
     }
 

@@ -1,4 +1,4 @@
-/// A sixteenth of a picture (an eighth of a small one), as a grid of square crops taken evenly across it and laid side by side
+/// A sixteenth of a picture (up to a quarter of a small one), as a grid of square crops taken evenly across it and laid side by side
 /// at full resolution. Encoded bytes per pixel of the mosaic track those of the whole picture closely
 /// (the same texture at the same scale), so a budget search can first be run on the mosaic, for a
 /// sixteenth of the cost of a trial, to aim the trials on the whole picture.
@@ -14,14 +14,15 @@ struct ProbeMosaic {
     static let tile = 128
 
     /// nil when the picture is too small to be worth it: fewer than 3x3 crops miss too much (2x2 crops
-    /// of a 1 MP photo were 20% off), and more than an eighth of a small picture costs too much.
+    /// of a 1 MP photo were 20% off), and more than a quarter of a small picture costs too much (its few
+    /// probe encodes then cost about one encode of the picture, and save two).
     init?(_ source: DecodedPixels) {
         let (width, height, tile) = (source.width, source.height, Self.tile)
         // One crop per 4x4 crops' worth of picture, at least three each way.
         let columns = max(3, Int((Double(width) / Double(4 * tile)).rounded()))
         let rows = max(3, Int((Double(height) / Double(4 * tile)).rounded()))
         guard columns * tile <= width, rows * tile <= height,
-              Double(width) * Double(height) >= 8 * Double(columns * rows * tile * tile) else { return nil }
+              Double(width) * Double(height) >= 4 * Double(columns * rows * tile * tile) else { return nil }
         // Each crop centred in its cell of a columns x rows grid over the picture, then moved onto the grid.
         let xs = (0..<columns).map { ((2 * $0 + 1) * width / (2 * columns) - tile / 2) & ~63 }
         let ys = (0..<rows).map { ((2 * $0 + 1) * height / (2 * rows) - tile / 2) & ~63 }

@@ -11,7 +11,8 @@ public enum SizeModel: Sendable, Equatable {
     case webp
     /// libaom through libheif: the AV1 AC step of the cq-level ((100 - quality) * 63 + 50) / 100.
     case avif
-    /// x265 through libheif: CRF = (100 - quality) / 2, where 6 more halves the step.
+    /// x265 through libheif: CRF = (100 - quality) / 2, where 6 more halves the step; above quality 75
+    /// sizes grow only half as fast (x265's psycho-visual tuning keeps less of the extra detail).
     case heic
 
     /// The scale at `quality`, positive and falling as quality rises.
@@ -30,7 +31,8 @@ public enum SizeModel: Sendable, Equatable {
             let cqLevel = ((100 - q) * 63 + 50) / 100
             return Self.av1Step(Double(cqLevel < 62 ? 4 * cqLevel : cqLevel == 62 ? 249 : 255))
         case .heic:
-            return pow(2, Double((100 - q) / 2) / 6)
+            let crf = Double((100 - q) / 2)
+            return pow(2, (crf >= 12 ? crf : 12 - (12 - crf) / 2) / 6)
         }
     }
 
@@ -54,13 +56,14 @@ public enum SizeModel: Sendable, Equatable {
         }
     }
 
-    /// d log(size) / d log(scale) for a typical photo: the slope used where nothing measured says otherwise.
+    /// d log(size) / d log(scale) for a typical photo: the slope used where nothing measured says otherwise
+    /// (medians over 18 corpus photos at 1024 pixels, qualities 30-95; photos range over about +-40%).
     var typicalSlope: Double {
         switch self {
         case .jpeg: -0.55
-        case .webp: -1.1
-        case .avif: -1.1
-        case .heic: -1.2
+        case .webp: -0.87
+        case .avif: -0.78
+        case .heic: -0.85
         }
     }
 
