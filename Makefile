@@ -10,8 +10,9 @@ BIN := .build/release/imgprep
 # Ubuntu (and its derivatives) name the libjpeg-turbo dev package differently from Debian.
 JPEG_DEV := $(shell grep -Eqs '^ID(_LIKE)?=.*ubuntu' /etc/os-release && echo libjpeg-turbo8-dev || echo libjpeg62-turbo-dev)
 # libturbojpeg0-dev: TurboJPEG's tjTransform turns JPEGs losslessly; libjpeg-turbo-progs: jpegtran, the tests' reference for it.
-DEPS := pkg-config libheif-dev libexif-dev $(JPEG_DEV) libturbojpeg0-dev libpng-dev libheif-examples libimage-exiftool-perl imagemagick libvips-tools libjpeg-turbo-progs jq
-BENCH_DEPS := libvips-tools imagemagick libheif-examples jpegoptim time jq python3
+# libwebp-dev: WebP in and out (decode, demux, mux); liblcms2-dev: --color srgb. webp and libavif-bin: dwebp and avifdec, independent decoders the tests read outputs back with.
+DEPS := pkg-config libheif-dev libexif-dev $(JPEG_DEV) libturbojpeg0-dev libpng-dev libwebp-dev liblcms2-dev libheif-examples libimage-exiftool-perl imagemagick libvips-tools libjpeg-turbo-progs webp libavif-bin jq
+BENCH_DEPS := libvips-tools imagemagick libheif-examples jpegoptim time webp jq python3
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 # Install only the packages dpkg does not list as installed, so a prepared machine skips apt entirely.

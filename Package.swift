@@ -14,6 +14,12 @@ let package = Package(
         .systemLibrary(
             name: "CExif", path: "Sources/CExif", pkgConfig: "libexif",
             providers: [.apt(["libexif-dev"])]),
+        .systemLibrary(
+            name: "CWebP", path: "Sources/CWebP", pkgConfig: "libwebpmux",
+            providers: [.apt(["libwebp-dev"])]),
+        .systemLibrary(
+            name: "CLCMS", path: "Sources/CLCMS", pkgConfig: "lcms2",
+            providers: [.apt(["liblcms2-dev"])]),
         // Our own C: libjpeg and libpng report errors by exit()/longjmp, which Swift cannot catch,
         // so every call into them goes through setjmp-guarded functions that return error codes.
         // libturbojpeg's tjTransform turns JPEGs losslessly (it returns errors, no setjmp needed).
@@ -22,7 +28,7 @@ let package = Package(
             cSettings: [.unsafeFlags(["-I/usr/include/libpng16"])],
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("turbojpeg")]),
         .target(
-            name: "ImagePrep", dependencies: ["CHeif", "CExif", "CImageCodecs"],
+            name: "ImagePrep", dependencies: ["CHeif", "CExif", "CWebP", "CLCMS", "CImageCodecs"],
             path: "Sources/ImagePrep"),
         .executableTarget(name: "imgprep", dependencies: ["ImagePrep"], path: "Sources/imgprep"),
         .testTarget(

@@ -9,7 +9,7 @@
 #   CORPUS       corpus root (default ../shared/corpus, relative to the repo); read only, never copied
 #   BENCH_RUNS   timed runs per tool and workload; the table shows the median (default 3)
 #   BENCH_TABLE  where to write the markdown table (default bench/README-table.md; empty = don't write)
-#   BENCH_WORKLOADS  which workloads to run (default "1 2 3 4 5 cache stream"; W3's ratios need W1)
+#   BENCH_WORKLOADS  which workloads to run (default "1 2 3 4 5 6 7 8 cache stream"; W3's ratios need W1)
 #   BENCH_200MP  1 = also time the 200 MP Samsung HEIC as its own row set (W1b); off by default
 #                because one file takes ~7 s per tool per run and ImageMagick's policy refuses it
 #   CONVERT      ImageMagick 6 convert (default /usr/bin/convert: the real binary, not a wrapper)
@@ -32,13 +32,15 @@ CORPUS=${CORPUS:-../shared/corpus}
 BENCH_RUNS=${BENCH_RUNS:-3}
 BENCH_TABLE=${BENCH_TABLE-bench/README-table.md}
 BENCH_200MP=${BENCH_200MP:-0}
-BENCH_WORKLOADS=${BENCH_WORKLOADS:-1 2 3 4 5 cache stream}
+BENCH_WORKLOADS=${BENCH_WORKLOADS:-1 2 3 4 5 6 7 8 cache stream}
 BENCH_QUIET_WAIT=${BENCH_QUIET_WAIT:-120}
 if [[ -z ${CONVERT:-} ]]; then
   if [[ -x /usr/bin/convert ]]; then CONVERT=/usr/bin/convert; else CONVERT=convert; fi
 fi
 BUDGET=1000000                      # the one byte budget all W4 tools aim at
 JPEGOPTIM_KB=$((BUDGET / 1024))     # jpegoptim -S counts kilobytes of 1024: 976 KiB = 999,424 B <= budget
+WEBP_BUDGET=500000                  # W7: imgprep and cwebp -size aim at the same byte count
+AOM_SPEED=6                         # W8: imgprep's libaom speed; vips heifsave's effort is 9 - speed
 export CONVERT                      # used inside the xargs sh -c snippets
 
 die() { echo "bench: $*" >&2; exit 1; }
@@ -410,12 +412,61 @@ PY
   rm -rf "$dir"
 }
 
+# W6: HEIC -> WebP q80 (both keep the metadata; vips writes the pixels as stored plus the tag, we turn them).
+w6_webp() {
+  local O=$TMP/out6
+  echo "== W6: HEIC → WebP q80" >&2
+  measure imgprep "$O" "$IMGPREP" convert "${INPUTS[@]}" --to webp --quality 80 -o "$O" -j 2 --quiet
+  measure "vips copy" "$O" "${X2[@]}" 'vips copy "$1" "$OUT/$(basename "${1%.*}").webp[Q=80]"' _
+  table "W6: HEIC → WebP q80" imgprep imgprep "vips copy"
+}
+
+# W7: camera JPEG q95 -> WebP of at most WEBP_BUDGET bytes, metadata included: imgprep's search against
+# cwebp's own size targeting (-size with 6 passes, -metadata all so both carry EXIF/XMP/ICC).
+w7_webp_budget() {
+  local O=$TMP/out7 l f stem b over maxover
+  echo "== W7: JPEG q95 → WebP ≤ $WEBP_BUDGET bytes" >&2
+  measure imgprep "$O/imgprep" "$IMGPREP" compress --to webp --max-bytes "$WEBP_BUDGET" "${INPUTS[@]}" -o "$O/imgprep" -j 2 --json
+  cp "$TMP/last.out" "$TMP/imgprep7.json"
+  measure "cwebp -size -pass 6" "$O/cwebp" "${X2[@]}" 'cwebp -quiet -size '"$WEBP_BUDGET"' -pass 6 -metadata all "$1" -o "$OUT/$(basename "${1%.*}").webp"' _
+  emit ""
+  emit "### W7: camera JPEG q95 → WebP ≤ 500,000 bytes (imgprep compress --to webp --max-bytes 500000, cwebp -size 500000 -pass 6 -metadata all)"
+  emit ""
+  emit "| tool | median s | ratio to imgprep | CPU s (user+sys) | CPU ratio | peak RSS MB | failed files | files > 500,000 B | max overshoot B |"
+  emit "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+  local -A dir=([imgprep]=imgprep ["cwebp -size -pass 6"]=cwebp)
+  for l in imgprep "cwebp -size -pass 6"; do
+    over=0; maxover=0
+    for f in "${INPUTS[@]}"; do
+      stem=$(basename "${f%.*}")
+      [[ -s $O/${dir[$l]}/$stem.webp ]] || continue
+      b=$(stat -c %s "$O/${dir[$l]}/$stem.webp")
+      if ((b > WEBP_BUDGET)); then over=$((over + 1)); ((b - WEBP_BUDGET > maxover)) && maxover=$((b - WEBP_BUDGET)); fi
+    done
+    emit "| $l | ${R_TIME[$l]} | $(ratio "${R_TIME[$l]}" "${R_TIME[imgprep]}") | ${R_CPU[$l]} | $(ratio "${R_CPU[$l]}" "${R_CPU[imgprep]}") | ${R_RSS[$l]} | ${R_FAIL[$l]}/${#INPUTS[@]} | $over | $maxover |"
+  done
+  local trials
+  trials=$(jq -rs '[.[] | select(.status == "ok") | .encodes] | "\((add / length * 100 | round) / 100) over \(length) files"' "$TMP/imgprep7.json" 2>/dev/null || echo '?')
+  emit ""
+  emit "imgprep average trials (full-size encodes) per file: $trials; qualities: $(jq -rs '[.[] | select(.status == "ok") | .quality | tostring] | join(" ")' "$TMP/imgprep7.json" 2>/dev/null)"
+}
+
+# W8: HEIC -> AVIF q50 at the same libaom speed (vips heifsave effort = 9 - speed), 8-bit, 4:2:0.
+w8_avif() {
+  local O=$TMP/out8
+  export AVIF_EFFORT=$((9 - AOM_SPEED))
+  echo "== W8: HEIC → AVIF q50, libaom speed $AOM_SPEED" >&2
+  measure imgprep "$O" "$IMGPREP" convert "${INPUTS[@]}" --to avif --quality 50 -o "$O" -j 2 --quiet
+  measure "vips copy" "$O" "${X2[@]}" 'vips copy "$1" "$OUT/$(basename "${1%.*}").avif[Q=50,compression=av1,effort=$AVIF_EFFORT,bitdepth=8]"' _
+  table "W8: HEIC → AVIF q50 (libaom speed $AOM_SPEED; vips effort $AVIF_EFFORT)" imgprep imgprep "vips copy"
+}
+
 # ---------------------------------------------------------------------------------------------------
 # Main
 
 wanted() { [[ " $BENCH_WORKLOADS " == *" $1 "* ]]; }
 
-for t in vips vipsthumbnail heif-convert jpegoptim identify jq; do have "$t" || die "$t missing (make bench-deps)"; done
+for t in vips vipsthumbnail heif-convert jpegoptim identify jq cwebp; do have "$t" || die "$t missing (make bench-deps)"; done
 have "$CONVERT" || die "ImageMagick convert missing (make bench-deps)"
 
 emit "## Benchmark: imgprep vs vips / heif-convert / ImageMagick / jpegoptim"
@@ -424,6 +475,7 @@ emit "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); load before run: $(cut -d' ' -f1
 emit "- CPU: $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo), nproc $(nproc), $(awk '/MemTotal/ {printf "%.0f GB RAM", $2/1048576}' /proc/meminfo)"
 emit "- imgprep: $("$IMGPREP" --version 2>/dev/null | head -1 || true), release build of $(date -u -r "$IMGPREP" '+%Y-%m-%d %H:%M UTC'), repo HEAD $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo '?') (working tree may differ)"
 emit "- vips $(vips --version | sed 's/vips-//'), libheif $(dpkg-query -W -f='${Version}' libheif1 2>/dev/null) (heif-convert), ImageMagick $("$CONVERT" -version | awk 'NR==1 {print $3}') (Q16, default Debian policy: 256 MiB memory, 128 MP area), $(jpegoptim --version | head -1 | awk '{print $1, $2}'), libjpeg-turbo $(dpkg-query -W -f='${Version}' libjpeg62-turbo 2>/dev/null)"
+emit "- $(cwebp -version 2>/dev/null | head -1 | sed 's/^/cwebp (libwebp) /'), $(heif-enc --list-encoders 2>/dev/null | grep -o 'AOMedia[^]]*\]' | head -1 | sed 's/ \[default\]//') and x265 through libheif"
 emit "- method: each tool 2 files at a time (imgprep -j 2 with its worker processes, rivals xargs -P 2 one process per file); median of $BENCH_RUNS runs of wall time (and of CPU = user+sys of all processes: steadier on a shared machine); peak RSS = all of the tool's processes together (imgprep: the main process and its workers; xargs: all its children), sampled every 5 ms in one more run; imgprep runs with its default --memory-limit"
 
 INPUTS=("${HEICS[@]}")
@@ -439,7 +491,7 @@ if [[ $BENCH_200MP == 1 && -f $CORPUS/heic/pillow_heif__200MP.heic ]]; then
   w1_full_size "W1b: 200 MP HEIC (16320x12240, 1 file) → JPEG full size q85"
 fi
 
-if wanted 4 || wanted 5; then make_q95_jpegs; fi
+if wanted 4 || wanted 5 || wanted 7; then make_q95_jpegs; fi
 if wanted 4; then
   INPUTS=("${Q95_JPEGS[@]}")
   w4_byte_budget
@@ -458,6 +510,15 @@ if wanted 5; then
   emit "- W5 inputs: ${#BIG[@]} corpus JPEGs with long edge ≥ 3000 px ($(for f in "${BIG[@]}"; do printf '%s ' "$(basename "$f")"; done)) + the ${#Q95_JPEGS[@]} q95 JPEGs of W4"
   shrink_to 1024 "W5: large JPEG → long edge 1024" "W5: large JPEG → JPEG long edge ≤ 1024 q85 (${#INPUTS[@]} files)"
 fi
+
+INPUTS=("${HEICS[@]}")
+wanted 6 && w6_webp
+wanted 8 && w8_avif
+if wanted 7; then
+  INPUTS=("${Q95_JPEGS[@]}")
+  w7_webp_budget
+fi
+
 
 wanted cache && cache_workload
 wanted stream && stream_workload

@@ -15,18 +15,26 @@
 #                     blue, the rest fully transparent.
 #   10bit.heic        64x48, 10-bit RGB (from a 16-bit PNG with heif-enc -b 10).
 #   gray.heic         64x48, 8-bit monochrome (hvcC chroma format 0).
+#   10bit-p3.heic     64x48, 10-bit, ICC "Display P3": a saturated green-to-red gradient (far outside sRGB).
 #   10bit and gray are under x265's 64x64 minimum, so heif-enc stores them as a 1-tile 'grid' item (id 2).
+# Tests/Fixtures/webp/ (made with cwebp, img2webp and webpmux from the same drawings):
+#   exif-icc.webp     320x240 lossy, from the gps-p3 drawing: EXIF (camera, GPS), XMP and the Display P3
+#                     profile as EXIF/XMP/ICCP chunks of an extended (VP8X) file.
+#   orientation-6.webp  stored 240x160, EXIF Orientation 6 (turned 90° clockwise to view).
+#   lossless-alpha.webp  64x64 lossless (VP8L) with alpha, the alpha.png drawing.
+#   animated.webp     48x32, two frames: red, then blue.
 # Tests/Fixtures/bad/ (error paths):
 #   not-heif.heic     ftyp with major brand 'qt  ' and a few more box bytes: a QuickTime file, not HEIF.
 #   truncated.heic    first half of gps-p3.heic (meta box intact, mdat cut short).
+#   truncated.webp    first 1000 bytes of webp/exif-icc.webp (the VP8 chunk cut short).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-for tool in convert heif-enc heif-info exiftool perl; do
+for tool in convert heif-enc heif-info exiftool perl cwebp img2webp webpmux; do
   command -v "$tool" >/dev/null || { echo "make-fixtures: $tool not found (run: make deps)" >&2; exit 1; }
 done
-good=Tests/Fixtures/heic bad=Tests/Fixtures/bad
-mkdir -p "$good" "$bad"
+good=Tests/Fixtures/heic bad=Tests/Fixtures/bad webp=Tests/Fixtures/webp
+mkdir -p "$good" "$bad" "$webp"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -95,19 +103,39 @@ heif-enc -q 60 "$tmp/alpha.png" -o "$tmp/alpha.heic"
 convert -size 64x48 'gradient:#000000-#ffa040' -fill red -draw 'rectangle 0,0 15,11' -depth 16 "PNG48:$tmp/10.png"
 heif-enc -q 60 -b 10 "$tmp/10.png" -o "$tmp/10bit.heic"
 
+# 10bit-p3: a 16-bit PNG labelled Display P3 (-profile assigns it: the pixels are not converted).
+convert -size 64x48 'gradient:#20c040-#f04010' -depth 16 "PNG48:$tmp/p3-16.png"
+convert "$tmp/p3-16.png" -profile "$tmp/p3.icc" "PNG48:$tmp/p3-16-icc.png"
+heif-enc -q 90 -b 10 "$tmp/p3-16-icc.png" -o "$tmp/10bit-p3.heic"
+
 # gray: a grayscale PNG becomes a monochrome (4:0:0) HEVC image.
 convert -size 64x48 gradient: -fill black -draw 'rectangle 0,0 15,11' -type Grayscale -depth 8 -define png:color-type=0 "$tmp/g.png"
 heif-enc -q 60 "$tmp/g.png" -o "$tmp/gray.heic"
+
+# WebP: cwebp copies a JPEG's EXIF, XMP and ICC profile into chunks with -metadata all.
+cwebp -quiet -q 75 -metadata all "$tmp/gps.jpg" -o "$tmp/exif-icc.webp"
+cwebp -quiet -q 75 -metadata exif "$tmp/o6.jpg" -o "$tmp/orientation-6.webp"
+cwebp -quiet -lossless -exact "$tmp/alpha.png" -o "$tmp/lossless-alpha.webp"
+convert -size 48x32 xc:red "$tmp/frame1.png"
+convert -size 48x32 xc:blue "$tmp/frame2.png"
+img2webp -loop 0 -lossless -d 100 "$tmp/frame1.png" "$tmp/frame2.png" -o "$tmp/animated.webp" >/dev/null
+head -c 1000 "$tmp/exif-icc.webp" >"$tmp/truncated.webp"
 
 # Bad files. not-heif: ftyp(major 'qt  ', minor 0x200, compatible 'qt  '), a 'wide' box, an mdat header.
 printf '\000\000\000\024ftypqt  \000\000\002\000qt  \000\000\000\010wide\000\000\000\040mdat' >"$tmp/not-heif.heic"
 head -c $(($(wc -c <"$tmp/gps-p3.heic") / 2)) "$tmp/gps-p3.heic" >"$tmp/truncated.heic"
 
-for f in gps-p3 orientation-6 alpha 10bit gray; do mv "$tmp/$f.heic" "$good/"; done
-mv "$tmp/not-heif.heic" "$tmp/truncated.heic" "$bad/"
+for f in gps-p3 orientation-6 alpha 10bit 10bit-p3 gray; do mv "$tmp/$f.heic" "$good/"; done
+mv "$tmp/not-heif.heic" "$tmp/truncated.heic" "$tmp/truncated.webp" "$bad/"
+for f in exif-icc orientation-6 lossless-alpha animated; do mv "$tmp/$f.webp" "$webp/"; done
 
 # Report, and refuse fixtures too big to commit.
-for f in "$good"/{gps-p3,orientation-6,alpha,10bit,gray}.heic "$bad"/{not-heif,truncated}.heic; do
+for f in "$webp"/*.webp "$bad"/truncated.webp; do
+  size=$(wc -c <"$f")
+  ((size < 30000)) || { echo "make-fixtures: $f is $size bytes, over 30000" >&2; exit 1; }
+  printf '%-40s %6d bytes  %s\n' "$f" "$size" "$(webpinfo -quiet "$f" >/dev/null 2>&1 && echo ok || echo 'not valid (as intended for bad/)')"
+done
+for f in "$good"/{gps-p3,orientation-6,alpha,10bit,10bit-p3,gray}.heic "$bad"/{not-heif,truncated}.heic; do
   size=$(wc -c <"$f")
   ((size < 30000)) || { echo "make-fixtures: $f is $size bytes, over 30000" >&2; exit 1; }
   info=$(heif-info "$f" 2>&1 | grep -E '^image:|color profile|alpha channel|Exif|XMP' | tr -s ' \n' ' ') || info='(heif-info: not readable)'

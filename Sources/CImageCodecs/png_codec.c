@@ -97,8 +97,19 @@ static void copy_metadata(png_structp png, png_infop info, cic_png_image *image)
     }
 }
 
-int cic_png_decode(const uint8_t *data, size_t size, cic_png_image *image,
-                   char *err, size_t errlen) {
+static int decode(const uint8_t *data, size_t size, int keep16, cic_png_image *image,
+                  char *err, size_t errlen);
+
+int cic_png_decode(const uint8_t *data, size_t size, cic_png_image *image, char *err, size_t errlen) {
+    return decode(data, size, 0, image, err, errlen);
+}
+
+int cic_png_decode16(const uint8_t *data, size_t size, cic_png_image *image, char *err, size_t errlen) {
+    return decode(data, size, 1, image, err, errlen);
+}
+
+static int decode(const uint8_t *data, size_t size, int keep16, cic_png_image *image,
+                  char *err, size_t errlen) {
     memset(image, 0, sizeof *image);
     if (data == NULL || size < 8 || png_sig_cmp(data, 0, 8) != 0)
         return fail(err, errlen, "not a PNG file (bad signature)");
@@ -132,7 +143,11 @@ int cic_png_decode(const uint8_t *data, size_t size, cic_png_image *image,
     png_uint_32 width, height;
     int depth, color_type;
     png_get_IHDR(png, info, &width, &height, &depth, &color_type, NULL, NULL, NULL);
-    if (depth == 16) png_set_scale_16(png);   /* rounds; png_set_strip_16 would truncate */
+    int wide = depth == 16 && keep16;
+    if (depth == 16 && !keep16) png_set_scale_16(png);   /* rounds; png_set_strip_16 would truncate */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (wide) png_set_swap(png);              /* PNG stores big-endian words; hand out native ones */
+#endif
     if (color_type == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
     if (color_type == PNG_COLOR_TYPE_GRAY && depth < 8) png_set_expand_gray_1_2_4_to_8(png);
     if (png_get_valid(png, info, PNG_INFO_tRNS) != 0) png_set_tRNS_to_alpha(png);
@@ -143,7 +158,8 @@ int cic_png_decode(const uint8_t *data, size_t size, cic_png_image *image,
 
     int channels = png_get_channels(png, info);
     size_t row_bytes = png_get_rowbytes(png, info);
-    if ((channels != 3 && channels != 4) || row_bytes != (size_t)width * (size_t)channels)
+    size_t sample_bytes = wide ? 2 : 1;
+    if ((channels != 3 && channels != 4) || row_bytes != (size_t)width * (size_t)channels * sample_bytes)
         png_error(png, "unexpected pixel layout after transformations");
     if (height > 0 && row_bytes > SIZE_MAX / height) png_error(png, "image too large for memory");
     pixels = malloc(row_bytes * height);
@@ -158,6 +174,7 @@ int cic_png_decode(const uint8_t *data, size_t size, cic_png_image *image,
     image->width = (int)width;
     image->height = (int)height;
     image->channels = channels;
+    image->bytes_per_sample = (int)sample_bytes;
     free(rows);
     png_destroy_read_struct(&png, &info, NULL);
     return 0;

@@ -26,13 +26,41 @@ struct BatchCommandOptions {
     var cacheMaxSize = OutputCache.defaultMaxSize
     let command: String
 
-    init(_ args: ParsedArguments, defaultQuality: Int) throws {
+    /// - Parameters:
+    ///   - formats: what `--to` accepts (jpeg when it is absent).
+    ///   - defaultQuality: `--quality` when absent, by output format.
+    init(_ args: ParsedArguments, formats: [OutputFormat], defaultQuality: (OutputFormat) -> Int) throws {
         func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
             try args.value(name, as: "an integer from \(range.lowerBound) to \(range.upperBound)") {
                 Int($0).flatMap { range.contains($0) ? $0 : nil }
             }
         }
-        settings.quality = try integer("quality", in: 1...100) ?? defaultQuality
+        let names = formats.map(\.rawValue)
+        let formatNames = names.dropLast().joined(separator: ", ") + " or " + (names.last ?? "")
+        let requested = try args.value("to", as: formatNames) { text in
+            let name = text.lowercased() == "jpg" ? "jpeg" : text.lowercased()
+            return formats.first { $0.rawValue == name }
+        }
+        if let output = args.value("output") {
+            if !RawPath.isDirectory(output), !output.hasSuffix("/"), let format = OutputFormat(fileExtensionOf: output) {
+                outputFile = output
+                outputFileFormat = format
+            } else if RawPath.status(output) != nil, !RawPath.isDirectory(output) {
+                throw UsageError(description: "-o \(output) is an existing file, not a directory; give a directory, or a new file name ending in .\(formats.map(\.fileExtension).joined(separator: ", .")) for a single input; see 'imgprep \(args.command) --help'")
+            } else {
+                outputDirectory = output
+            }
+        }
+        if let requested, let named = outputFileFormat, named != requested {
+            throw UsageError(description: "--to \(requested.rawValue) disagrees with -o \(outputFile ?? ""); see 'imgprep \(args.command) --help'")
+        }
+        if let named = outputFileFormat, !formats.contains(named) {
+            throw UsageError(description: "\(args.command) writes \(formatNames), not -o \(outputFile ?? ""); see 'imgprep \(args.command) --help'")
+        }
+        // `-o out.png` alone says PNG, as it does for vips and ImageMagick.
+        settings.format = requested ?? outputFileFormat ?? .jpeg
+        settings.quality = try integer("quality", in: 1...100) ?? defaultQuality(settings.format)
+        settings.color = try args.value("color", as: "keep or srgb") { ColorHandling(rawValue: $0.lowercased()) } ?? .keep
         settings.maxDimension = try integer("max-dimension", in: 1...1_000_000)
         settings.maxPixels = try integer("max-pixels", in: 1...Int(Int32.max) * 4) ?? settings.maxPixels
         settings.maxInputBytes = try args.value("max-input-size", as: "a size such as 500MB or 2GiB", ByteSize.parse) ?? settings.maxInputBytes
@@ -61,15 +89,8 @@ struct BatchCommandOptions {
                 throw UsageError(description: "--min-quality \(byteBudget.minQuality) is above --quality \(settings.quality); see 'imgprep \(args.command) --help'")
             }
             settings.budget = byteBudget
-        }
-        if let output = args.value("output") {
-            if !RawPath.isDirectory(output), !output.hasSuffix("/"), let format = OutputFormat(fileExtensionOf: output) {
-                outputFile = output
-                outputFileFormat = format
-            } else if RawPath.status(output) != nil, !RawPath.isDirectory(output) {
-                throw UsageError(description: "-o \(output) is an existing file, not a directory; give a directory, or a name ending in .jpg or .png for a single input; see 'imgprep \(args.command) --help'")
-            } else {
-                outputDirectory = output
+            if settings.format == .png {
+                throw UsageError(description: "--max-bytes needs a lossy format (jpeg, webp, avif or heic), not --to png; see 'imgprep \(args.command) --help'")
             }
         }
         recursive = args.has("recursive")

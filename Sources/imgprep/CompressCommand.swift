@@ -3,10 +3,11 @@ import ImagePrep
 struct CompressCommand: Command {
     static let spec = CommandSpec(
         name: "compress",
-        abstract: "write each image as the highest-quality JPEG that fits a byte budget",
+        abstract: "write each image as the highest-quality JPEG, WebP, AVIF or HEIC that fits a byte budget",
         usage: "imgprep compress --max-bytes SIZE [options] FILE...",
         options: [
             .value("max-bytes", nil, "SIZE", "the budget, metadata included: 250000, 250000B, 500KB, 1.5MB (x1000), 512KiB, 1MiB (x1024)"),
+            .value("to", nil, "FORMAT", "output format: jpeg, webp, avif or heic", default: "jpeg"),
             .value("quality", "q", "N", "highest quality the search may use", default: "95"),
             .flag("in-place", nil, "replace each input atomically, keeping its permissions"),
         ] + SharedOptions.search + SharedOptions.image + SharedOptions.batch,
@@ -15,6 +16,8 @@ struct CompressCommand: Command {
             "imgprep compress --max-bytes 500KB --max-dimension 2048 photos/*.jpg -o upload/",
             "imgprep compress --max-bytes 1MiB --in-place assets/*.jpg",
             "imgprep compress --max-bytes 300KB --search step --step 5 --quality 90 cover.jpg -o out/",
+            "imgprep compress --to webp --max-bytes 300KB -r assets/ -o dist/",
+            "imgprep compress --to avif --max-bytes 150KB hero.heic -o dist/",
         ],
         discussion: """
         A JPEG that is already within the budget and needs no resize, rotation or metadata change is
@@ -28,9 +31,9 @@ struct CompressCommand: Command {
         guard arguments.value("max-bytes") != nil else {
             throw UsageError(description: "compress needs --max-bytes SIZE; see 'imgprep compress --help'")
         }
-        options = try BatchCommandOptions(arguments, defaultQuality: 95)
-        if let named = options.outputFileFormat, named != .jpeg {
-            throw UsageError(description: "compress writes JPEG, not -o \(options.outputFile ?? ""); see 'imgprep compress --help'")
+        options = try BatchCommandOptions(arguments, formats: [.jpeg, .webp, .avif, .heic], defaultQuality: { _ in 95 })
+        if options.batch.inPlace && options.settings.format != .jpeg {
+            throw UsageError(description: "--in-place replaces JPEG files with JPEG files; with --to \(options.settings.format.rawValue) use -o DIR; see 'imgprep compress --help'")
         }
     }
 

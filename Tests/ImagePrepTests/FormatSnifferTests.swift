@@ -18,12 +18,13 @@ private func ftyp(_ major: String, _ compatible: [String]) -> [UInt8] {
     @Test func magicBytes() throws {
         #expect(try FormatSniffer.sniff([0xFF, 0xD8, 0xFF, 0xE0, 0, 0]).get() == .jpeg)
         #expect(try FormatSniffer.sniff([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0]).get() == .png)
+        #expect(try FormatSniffer.sniff(Array("RIFF\u{0}\u{0}\u{0}\u{0}WEBPVP8 ".utf8)).get() == .webp)
     }
 
     @Test(arguments: [
         (ftyp("qt  ", ["qt  "]), "(looks like a QuickTime movie, brand 'qt  ')"),
         (ftyp("isom", ["isom", "mp41"]), "MP4"),
-        (Array("RIFF\u{0}\u{0}\u{0}\u{0}WEBPVP8 ".utf8), "WebP"),
+        (Array("RIFF\u{24}\u{0}\u{0}\u{0}WAVEfmt ".utf8), "RIFF file"),
         (Array("<!DOCTYPE html><html>".utf8), "HTML"),
         (Array("GIF89a....".utf8), "GIF"),
         ([UInt8](), "empty"),

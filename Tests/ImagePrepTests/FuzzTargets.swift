@@ -31,6 +31,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         }
         _ = FormatSniffer.describe(bytes)
         _ = HeaderProbe.heif(bytes)
+        _ = HeaderProbe.webp(bytes)
     }
 
     private static func isobmff(_ bytes: [UInt8]) {
@@ -88,7 +89,8 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     }
 
     /// Small pictures only (a quarter megapixel), so each input takes milliseconds; the input's length
-    /// picks one of four setting mixes, so every path (PNG, resize, budget search) gets its share.
+    /// picks one of four setting mixes, so every path (PNG, resize, budget search, sRGB conversion) gets its
+    /// share.
     private static func pipeline(_ bytes: [UInt8]) {
         var settings = ConversionSettings()
         settings.maxPixels = 1 << 18
@@ -106,6 +108,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
             settings.quality = 95
             settings.subsampling = .s444
             settings.maxDimension = 33
+            settings.color = .srgb   // the source's ICC profile goes through LittleCMS
         }
         guard let prepared = try? prepare(bytes, settings) else { return }
         precondition(prepared.width > 0 && prepared.height > 0, "empty picture prepared")

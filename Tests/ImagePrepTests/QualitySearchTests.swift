@@ -82,4 +82,58 @@ private func run(_ size: @escaping (Int) -> Int, budget: Int, floor: Int = 40, c
         #expect(floorTried == [50, 45, 42])
         #expect(floorResult.fit == nil)
     }
+
+    /// AVIF qualities share libheif's 64 cq-levels: one encode measures a whole level, and the answer is
+    /// the highest quality of the highest level that fits.
+    @Test func qualitiesWithTheSameSettingCostOneEncode() {
+        let model = SizeModel.avif
+        let size: (Int) -> Int = { q in 20_000 * Int(pow(1.06, Double(64 - ((100 - q) * 63 + 50) / 100))) }
+        for budget in stride(from: 100_000, through: 2_000_000, by: 50_000) {
+            var tried: [Int] = []
+            let result = searchQuality(floor: 40, ceiling: 95, budget: budget, strategy: .binary, model: model) { q in
+                tried.append(q)
+                return [UInt8](repeating: 0, count: size(q))
+            }
+            let levels = tried.map { model.sameSetting(as: $0) }
+            #expect(Set(levels.map(\.lowerBound)).count == tried.count, "a level was encoded twice: \(tried)")
+            guard let fit = result.fit else { continue }
+            #expect(size(fit.quality) <= budget)
+            if fit.quality < 95 { #expect(size(fit.quality + 1) > budget, "q+1 fits at \(budget)") }
+            #expect(fit.quality == model.sameSetting(as: fit.quality).upperBound || fit.quality == 95)
+        }
+    }
+
+    /// Hints that predict the curve well (a probe's) put the first trial next to the answer.
+    @Test func goodHintsFinishInTwoOrThreeEncodes() {
+        let size = photoCurve(base: 300_000, exponent: 0.6)
+        var total = 0, runs = 0
+        for budget in stride(from: size(45), through: size(90), by: (size(90) - size(45)) / 20) {
+            let hints = Dictionary(uniqueKeysWithValues: [50, 60, 70, 80, 90].map { ($0, Int(Double(size($0)) * 1.03)) })
+            let result = searchQuality(floor: 40, ceiling: 95, budget: budget, strategy: .binary, hints: hints) { q in
+                [UInt8](repeating: 0, count: size(q))
+            }
+            #expect(result.fit != nil)
+            if let fit = result.fit, fit.quality < 95 { #expect(size(fit.quality + 1) > budget) }
+            total += result.encodes
+            runs += 1
+        }
+        #expect(Double(total) / Double(runs) <= 3, "\(Double(total) / Double(runs)) encodes on average")
+    }
+
+    /// Two lanes: each round encodes the predicted boundary and the quality above it, side by side.
+    @Test func twoLanesCloseTheBracketInFewerRounds() {
+        let size = photoCurve(base: 400_000, exponent: 0.6)
+        for budget in stride(from: 350_000, through: 2_500_000, by: 97_000) {
+            var rounds = 0
+            let result = searchQuality(floor: 40, ceiling: 95, budget: budget, strategy: .binary, lanes: 2) { qualities in
+                rounds += 1
+                #expect(qualities.count <= 2 && Set(qualities).count == qualities.count)
+                return qualities.map { [UInt8](repeating: 0, count: size($0)) }
+            }
+            guard let fit = result.fit else { continue }
+            #expect(size(fit.quality) <= budget)
+            if fit.quality < 95 { #expect(size(fit.quality + 1) > budget) }
+            #expect(rounds <= 5, "\(rounds) rounds at \(budget)")
+        }
+    }
 }

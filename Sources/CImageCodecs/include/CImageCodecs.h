@@ -142,6 +142,7 @@ typedef struct {
     int width;
     int height;
     int channels;           /* 3 (RGB) or 4 (RGBA, straight alpha) */
+    int bytes_per_sample;   /* 1, or 2 (native-endian words) when 16 bits were asked for and stored */
     uint8_t *icc;           /* iCCP profile, decompressed */
     size_t icc_size;
     uint8_t *exif;          /* eXIf payload exactly as stored (may start with "Exif\0\0") */
@@ -156,6 +157,9 @@ typedef struct {
  * caller releases *image with cic_png_image_free. */
 int cic_png_decode(const uint8_t *data, size_t size, cic_png_image *image,
                    char *err, size_t errlen);
+/* The same, but a 16-bit PNG keeps its 16 bits (for a colour conversion before the reduction to 8). */
+int cic_png_decode16(const uint8_t *data, size_t size, cic_png_image *image,
+                     char *err, size_t errlen);
 void cic_png_image_free(cic_png_image *image);
 
 /* A text to write as a "Comment" chunk: tEXt (Latin-1) when utf8 is 0, else iTXt. No NUL bytes. */

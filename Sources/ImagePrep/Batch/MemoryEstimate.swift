@@ -3,6 +3,8 @@
 /// bytes per pixel for the 200 MP HEIC, 7.4 for 12 MP HEICs (libheif's Y'CbCr and RGB planes, then
 /// libjpeg's coefficients), 5.0-6.8 for 24 MP JPEGs and PNGs with and without resizing, and 10.4-11.4
 /// for pictures with alpha (interleaved RGBA, then flattened) — plus about 15 MB for the process.
+/// WebP, AVIF and HEIC encoders need more on top (`ImageEncoding.workingBytesPerPixel`), once per
+/// trial that runs at the same time.
 enum MemoryEstimate {
     /// A worker's own footprint before any file: the Swift runtime, Foundation and the codec libraries.
     static let baseline = 48 << 20
@@ -15,7 +17,10 @@ enum MemoryEstimate {
             return baseline + unknownPicture + file.count
         }
         let pixels = min(header.pixelCount, settings.maxPixels)
-        let perPixel = header.hasAlpha ? 12 : 8
+        let encoder = EncoderRegistry.encoder(for: settings, searching: settings.budget != nil)
+        // The search runs at most two trials at once (QualitySearch).
+        let lanes = settings.budget != nil && encoder.runsTrialsSideBySide ? min(2, max(1, settings.threadsPerImage)) : 1
+        let perPixel = (header.hasAlpha ? 12 : 8) + encoder.workingBytesPerPixel * lanes
         let (product, overflow) = pixels.multipliedReportingOverflow(by: perPixel)
         return baseline + (overflow ? Int.max / 4 : product) + 2 * file.count
     }

@@ -12,6 +12,8 @@ public struct DecodedImage: Sendable {
     public var sizeHint: (quality: Int, bytes: Int)?
     /// The pixels are a JPEG's 8x8 DCT blocks at full size, so a 90° turn transposes every block.
     public var isDCTBlockGrid = false
+    /// The decoder already converted the pixels from `metadata.icc` to sRGB (deep samples, on request).
+    public var isSRGB = false
 
     /// RGB(A) pixels (converted from planes on each call: call once).
     public var pixels: PixelBuffer { content.rgb() }

@@ -10,12 +10,17 @@ public struct DecodeOptions: Sendable, Equatable {
     public var shrinkingTo: Int?
     /// Hand back a 4:2:0 JPEG's own Y'CbCr planes instead of RGB (the encoder takes them as they are).
     public var keepsYCbCr420: Bool
+    /// Samples deeper than 8 bits are converted to sRGB before they are reduced to 8 bits (and the
+    /// decoder says so in `DecodedImage.isSRGB`); 8-bit pictures are converted later, after resizing.
+    public var convertsToSRGB: Bool
 
-    public init(maxPixels: Int, threads: Int = 1, shrinkingTo: Int? = nil, keepsYCbCr420: Bool = false) {
+    public init(maxPixels: Int, threads: Int = 1, shrinkingTo: Int? = nil, keepsYCbCr420: Bool = false,
+                convertsToSRGB: Bool = false) {
         self.maxPixels = maxPixels
         self.threads = threads
         self.shrinkingTo = shrinkingTo
         self.keepsYCbCr420 = keepsYCbCr420
+        self.convertsToSRGB = convertsToSRGB
     }
 }
 
@@ -61,6 +66,7 @@ public enum DecoderRegistry {
         case .heif: HeifDecoder()
         case .jpeg: JPEGDecoder()
         case .png: PNGDecoder()
+        case .webp: WebPDecoder()
         }
     }
 }

@@ -19,6 +19,12 @@ public protocol ImageEncoding: Sendable {
     /// one quality above its answer, and a single encode tries both (JPEG: standard tables besides
     /// transposed ones).
     var alternative: (any ImageEncoding)? { get }
+    /// Whether a budget search should run two trials at once on idle cores: for encoders that take
+    /// seconds and cannot use those cores themselves (libaom here, whose threads would change the bytes).
+    var runsTrialsSideBySide: Bool { get }
+    /// Memory one encode needs per pixel beyond the decoded picture, for the batch's memory estimates
+    /// (measured with scripts/peak-rss.py; see MemoryEstimate).
+    var workingBytesPerPixel: Int { get }
 
     /// Mean squared error per sample of `encoded` (this encoder's output) against `picture`, to choose
     /// between this encoder and its `alternative` at one quality; nil when it cannot tell.
@@ -33,6 +39,9 @@ public protocol ImageEncoding: Sendable {
 extension ImageEncoding {
     public var alternative: (any ImageEncoding)? { nil }
     public func meanSquaredError(of encoded: [UInt8], from picture: DecodedPixels) -> Double? { nil }
+    public var runsTrialsSideBySide: Bool { false }
+    /// libjpeg and libpng work a few rows at a time.
+    public var workingBytesPerPixel: Int { 0 }
 }
 
 /// How big a metadata block an output format can hold (nil: no limit short of memory).
@@ -60,6 +69,11 @@ public enum EncoderRegistry {
             return JPEGEncoder(settings: jpeg)
         case .png:
             return PNGEncoder(compressionLevel: settings.pngCompressionLevel)
+        case .webp:
+            return WebPEncoder(lossless: settings.lossless, threads: settings.threadsPerImage)
+        case .avif, .heic:
+            return HeifEncoder(codec: settings.format == .avif ? .av1 : .hevc,
+                               subsampling: settings.chromaSubsampling(searching: searching), threads: settings.threadsPerImage)
         }
     }
 }

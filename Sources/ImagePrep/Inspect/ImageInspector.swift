@@ -62,6 +62,15 @@ public enum ImageInspector {
             return description
         case .png:
             return try inspectPNG(file)
+        case .webp:
+            let webp = try WebPContainer(file)
+            var description = describe(webp.metadata, format: "WebP (\(webp.kind.rawValue))", width: webp.width, height: webp.height)
+            description.hasAlpha = webp.hasAlpha
+            if webp.kind == .animated {
+                description.contents = ["\(webp.frameCount) frame\(webp.frameCount == 1 ? "" : "s") (the first is converted)"]
+            }
+            description.notes += webp.warnings
+            return description
         }
     }
 

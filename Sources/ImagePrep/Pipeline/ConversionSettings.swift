@@ -20,13 +20,23 @@ public struct ConversionSettings: Sendable, Codable {
     /// The JPEG settings for an encode at `quality`, with subsampling resolved.
     func jpegSettings(searching: Bool) -> JPEGSettings {
         var resolved = jpeg
-        resolved.subsampling = subsampling ?? (!searching && quality >= 90 ? .s444 : .s420)
+        resolved.subsampling = chromaSubsampling(searching: searching)
         return resolved
     }
     /// A JPEG input written as JPEG without a resize keeps its DCT coefficients (turned upright and
     /// re-tagged without decoding, see JPEGInput). false when the user asked for a particular encode
     /// (`convert --quality`, `--subsampling`), which takes a re-encode.
     public var losslessJPEG = true
+
+    /// `subsampling` resolved: JPEG, AVIF and HEIC follow the same rule.
+    func chromaSubsampling(searching: Bool) -> JPEGSettings.Subsampling {
+        subsampling ?? (!searching && quality >= 90 ? .s444 : .s420)
+    }
+
+    /// WebP only: lossless (VP8L) instead of lossy.
+    public var lossless = false
+    /// What happens to colours: kept in the source's profile, or converted to sRGB.
+    public var color: ColorHandling = .keep
     public var pngCompressionLevel = 6
     public var budget: ByteBudget?
     /// Inputs with more pixels are refused before decoding.
@@ -37,6 +47,11 @@ public struct ConversionSettings: Sendable, Codable {
     public var threadsPerImage = 1
 
     public init() {}
+}
+
+/// `--color`: keep the source's colour profile (and pixels), or convert the pixels to sRGB for the web.
+public enum ColorHandling: String, Sendable, CaseIterable, Codable {
+    case keep, srgb
 }
 
 /// The byte ceiling for `compress` (and `convert --max-bytes`).
@@ -89,11 +104,13 @@ public struct PreparedImage: Sendable, Codable {
     public var format: OutputFormat
     public var width: Int
     public var height: Int
-    /// The JPEG quality written (nil for PNG and for inputs passed through unchanged; for a lossless
-    /// transform, the source's own quality as its tables tell it).
+    /// The quality written (nil for lossless outputs and for inputs passed through unchanged; for a lossless
+    /// JPEG transform, the source's own quality as its tables tell it).
     public var quality: Int?
-    /// How many encodes it took (0 when the input was passed through).
+    /// How many encodes of the picture it took (0 when the input was passed through).
     public var encodes: Int
+    /// Encodes of a sixteenth of the picture (ProbeMosaic) that aimed those: cheap, but counted apart.
+    public var probes = 0
     /// The input already met every requirement and its bytes are passed through untouched.
     public var passedThrough: Bool
     /// A JPEG input whose DCT coefficients were kept: turned or flipped and re-tagged, not re-encoded.

@@ -12,6 +12,7 @@ public enum ImagePipeline {
         var settings = settings
         // A JPEG that needs no new pixels is never decoded; one that does is never made worse (JPEGInput).
         if format == .jpeg, settings.format == .jpeg, let kept = try JPEGInput.prepare(file, settings: &settings) { return kept }
+        if format == .webp, settings.format == .webp, let kept = try passThroughWebP(file, settings: settings) { return kept }
 
         let decoder = DecoderRegistry.decoder(for: format)
         let stored = try decoder.header(of: file)
@@ -19,10 +20,11 @@ public enum ImagePipeline {
         let plain = EncoderRegistry.encoder(for: settings, searching: searching)
         // The long edge to shrink to, from the full-size picture so shrink-on-load does not change the rounding.
         let shrinkingTo = settings.maxDimension.flatMap { max(stored.width, stored.height) > $0 ? $0 : nil }
-        var options = DecodeOptions(maxPixels: settings.maxPixels, threads: settings.threadsPerImage, shrinkingTo: shrinkingTo)
-        // A picture re-encoded at its own size may stay in the source's own Y'CbCr planes.
-        options.keepsYCbCr420 = shrinkingTo == nil && plain.takesYCbCr420
-        let decoded = try decoder.decode(file, options: options)
+        var options = DecodeOptions(maxPixels: settings.maxPixels, threads: settings.threadsPerImage, shrinkingTo: shrinkingTo,
+                                    convertsToSRGB: settings.color == .srgb)
+        // A picture re-encoded at its own size and colours may stay in the source's own Y'CbCr planes.
+        options.keepsYCbCr420 = shrinkingTo == nil && plain.takesYCbCr420 && settings.color == .keep
+        var decoded = try decoder.decode(file, options: options)
 
         let upright = decoded.orientation.swapsDimensions ? (stored.height, stored.width) : (stored.width, stored.height)
         let target = settings.maxDimension.map { fittedSize(width: upright.0, height: upright.1, maxDimension: $0) }
@@ -45,6 +47,9 @@ public enum ImagePipeline {
         if let target, target.width != picture.width || target.height != picture.height {
             picture = picture.resized(width: target.width, height: target.height, threads: settings.threadsPerImage)
         }
+        if settings.color == .srgb {
+            picture = toSRGB(picture, decoded: &decoded, settings: settings)
+        }
         switch picture {
         case .rgb(let image) where image.hasAlpha && !encoder.keepsAlpha:
             picture = .rgb(flattened(image, onto: settings.background))
@@ -56,6 +61,35 @@ public enum ImagePipeline {
         onStage(.encoding)
         return try OutputEncoding.encode(picture, with: encoder, metadata: decoded.metadata, settings: settings,
                                          warnings: decoded.warnings, sizeHints: sizeHints(width: picture.width, height: picture.height))
+    }
+
+    /// `--color srgb`: 8-bit pixels converted from the source's profile (deeper ones were converted by
+    /// the decoder), and the compact sRGB profile in place of the source's (none with --strip-metadata).
+    static func toSRGB(_ picture: DecodedPixels, decoded: inout DecodedImage, settings: ConversionSettings) -> DecodedPixels {
+        var converted = picture
+        if !decoded.isSRGB {
+            let image = picture.rgb()
+            if let transform = SRGBConversion.transform(for: decoded.metadata.icc, bytesPerSample: 1, stride: image.channels,
+                                                        warnings: &decoded.warnings) {
+                converted = .rgb(SRGBConversion.converted(image, with: transform, threads: settings.threadsPerImage))
+            }
+        }
+        decoded.metadata.icc = settings.stripMetadata ? nil : SRGBProfile.bytes
+        return converted
+    }
+
+    /// A still WebP written as WebP, within budget, that needs no resize, rotation or metadata change is
+    /// left as it is: re-encoding would only lose quality. (JPEG inputs have JPEGInput.)
+    static func passThroughWebP(_ file: [UInt8], settings: ConversionSettings) throws -> PreparedImage? {
+        guard let budget = settings.budget, file.count <= budget.maxBytes else { return nil }
+        let webp = try WebPContainer(file)
+        guard webp.kind != .animated, webp.warnings.isEmpty else { return nil }
+        if let maxDimension = settings.maxDimension, max(webp.width, webp.height) > maxDimension { return nil }
+        if let exif = webp.metadata.exif, let orientation = Exif.orientation(in: exif), orientation != 1 { return nil }
+        if JPEGInput.metadataMustChange(webp.metadata, settings: settings) { return nil }
+        if settings.color == .srgb && !SRGBConversion.isSRGB(webp.metadata.icc, stripping: settings.stripMetadata) { return nil }
+        return PreparedImage(bytes: file, format: .webp, width: webp.width, height: webp.height, quality: nil,
+                             encodes: 0, passedThrough: true, warnings: [])
     }
 
     /// Composites straight alpha over a solid colour, for outputs without alpha.

@@ -21,7 +21,9 @@ enum JPEGInput {
         // Keeping the coefficients saves only what optimal Huffman tables and removed metadata save (under a
         // tenth on camera files), so a file more than a fifth over its limit goes straight to the re-encode.
         let mayFit = limit.map { file.count <= $0 + $0 / 5 } ?? true
-        if !resizes, settings.budget != nil || settings.losslessJPEG, mayFit {
+        // Under --color srgb, only a file whose colours are sRGB already can keep its coefficients.
+        let keepsColours = settings.color == .keep || SRGBConversion.isSRGB(metadata.icc, stripping: settings.stripMetadata)
+        if !resizes, settings.budget != nil || settings.losslessJPEG, mayFit, keepsColours {
             // What leaves without a decode must be as sound as what a decode accepts.
             try JPEGDecoder.checkIntegrity(of: file)
             let mustChange = rawOrientation.map { $0 != 1 } ?? false || metadataMustChange(metadata, settings: settings)

@@ -375,7 +375,7 @@ private func averageRGBA<Sum: BoxSum>(_ sums: UnsafePointer<Sum>, inWidth: Int, 
 }
 
 /// Runs `body` over `0..<count` split into `threads` contiguous bands, concurrently when `threads` > 1.
-private func inBands(of count: Int, threads: Int, _ body: @Sendable (Range<Int>) -> Void) {
+func inBands(of count: Int, threads: Int, _ body: @Sendable (Range<Int>) -> Void) {
     let bands = max(1, min(threads, count))
     if bands == 1 { return body(0..<count) }
     DispatchQueue.concurrentPerform(iterations: bands) { band in
@@ -384,7 +384,7 @@ private func inBands(of count: Int, threads: Int, _ body: @Sendable (Range<Int>)
 }
 
 /// A pointer shared by worker threads that write disjoint rows.
-private struct SharedPointer: @unchecked Sendable {
-    let pointer: UnsafeMutablePointer<UInt8>
-    init(_ pointer: UnsafeMutablePointer<UInt8>) { self.pointer = pointer }
+struct SharedPointer<Pointee>: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<Pointee>
+    init(_ pointer: UnsafeMutablePointer<Pointee>) { self.pointer = pointer }
 }

@@ -4,6 +4,8 @@ public enum SniffedFormat: Sendable, Equatable {
     case heif(majorBrand: String, compatibleBrands: [String])
     case jpeg
     case png
+    /// RIFF with form type WEBP: lossy (VP8), lossless (VP8L) or extended (VP8X: alpha, metadata, animation).
+    case webp
 
     /// How messages name it: "a HEIF image", "a JPEG image".
     public var name: String {
@@ -12,6 +14,7 @@ public enum SniffedFormat: Sendable, Equatable {
             major.hasPrefix("avi") || compatible.contains("avif") ? "an AVIF image" : "a HEIF image"
         case .jpeg: "a JPEG image"
         case .png: "a PNG image"
+        case .webp: "a WebP image"
         }
     }
 }
@@ -30,6 +33,10 @@ public enum FormatSniffer {
         if bytes.isEmpty { return .failure(notAnImage("the file is empty")) }
         if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return .success(.jpeg) }
         if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .success(.png) }
+        // libwebp checks the chunks themselves: a damaged WebP is reported as such, not as "not an image".
+        if bytes.count >= 12, bytes.starts(with: Array("RIFF".utf8)), bytes[8..<12].elementsEqual("WEBP".utf8) {
+            return .success(.webp)
+        }
         if let ftyp = FileTypeBox(bytes) {
             let brands = [ftyp.major] + ftyp.compatible
             if brands.contains("mif3") && !brands.contains(where: { heifBrands.contains($0) && $0 != "mif3" }) {
@@ -58,7 +65,7 @@ public enum FormatSniffer {
         if bytes.count >= 8, starts("moov", at: 4) || starts("mdat", at: 4) || starts("wide", at: 4) || starts("free", at: 4) {
             return "looks like a QuickTime movie"
         }
-        if starts("RIFF") && starts("WEBP", at: 8) { return "looks like a WebP image" }
+        if starts("RIFF") { return "looks like a RIFF file (WAV or AVI), not WebP" }
         if starts("GIF87a") || starts("GIF89a") { return "looks like a GIF image" }
         if starts("II*\0") || starts("MM\0*") { return "looks like a TIFF image" }
         if starts("BM") && bytes.count > 14 { return "looks like a BMP image" }

@@ -1,15 +1,18 @@
 /// The output formats imgprep writes.
 public enum OutputFormat: String, Sendable, CaseIterable, Codable {
-    case jpeg, png
+    case jpeg, png, webp, avif, heic
 
     /// The extension outputs get (`IMG_1.HEIC` → `IMG_1.jpg`).
-    public var fileExtension: String { self == .jpeg ? "jpg" : "png" }
+    public var fileExtension: String { self == .jpeg ? "jpg" : rawValue }
 
     /// Every extension that names this format, any letter case (`-o out.jpeg` is a JPEG file).
     public var fileExtensions: [String] {
         switch self {
         case .jpeg: ["jpg", "jpeg", "jpe"]
         case .png: ["png"]
+        case .webp: ["webp"]
+        case .avif: ["avif"]
+        case .heic: ["heic", "heif"]
         }
     }
 
@@ -20,6 +23,15 @@ public enum OutputFormat: String, Sendable, CaseIterable, Codable {
         let ext = name[name.index(after: dot)...].lowercased()
         guard let format = OutputFormat.allCases.first(where: { $0.fileExtensions.contains(ext) }) else { return nil }
         self = format
+    }
+
+    /// `--quality` when none is given: what libvips, sharp, cwebp and heif-enc default to.
+    public var defaultQuality: Int {
+        switch self {
+        case .jpeg, .png: 85
+        case .webp: 80
+        case .avif, .heic: 50
+        }
     }
 }
 

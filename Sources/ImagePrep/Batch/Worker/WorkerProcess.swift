@@ -28,7 +28,9 @@ final class WorkerProcess: Sendable {
         let argv = arguments.map { RawPath.bytes($0) + [0] }
         var process: pid_t = 0
         let status = withCStrings([RawPath.bytes(executable) + [0]] + argv) { path, pointers in
-            posix_spawn(&process, path, &actions, nil, Array(pointers.dropFirst()), environ)
+            withCStrings([RawPath.bytes(executable) + [0]] + Self.environment) { _, environment in
+                posix_spawn(&process, path, &actions, nil, Array(pointers.dropFirst()), Array(environment.dropFirst()))
+            }
         }
         close(toWorker[0])
         close(fromWorker[1])
@@ -40,6 +42,22 @@ final class WorkerProcess: Sendable {
         pid = process
         channel = WorkerChannel(readFD: fromWorker[0], writeFD: toWorker[1])
     }
+
+    /// The parent's environment, byte for byte, plus SWIFT_BACKTRACE=enable=no unless the user set it:
+    /// when a C library crashes a worker, Swift's crash reporter would print pages of backtrace into the
+    /// shared stderr, where the parent reports the death in one line.
+    private static let environment: [[UInt8]] = {
+        var entries: [[UInt8]] = []
+        var setByUser = false
+        var entry = environ
+        while let pointer = entry.pointee {
+            let bytes = Array(UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: strlen(pointer)))
+            setByUser = setByUser || bytes.starts(with: Array("SWIFT_BACKTRACE=".utf8))
+            entries.append(bytes + [0])
+            entry += 1
+        }
+        return setByUser ? entries : entries + [Array("SWIFT_BACKTRACE=enable=no".utf8) + [0]]
+    }()
 
     deinit {
         close(channel.readFD)

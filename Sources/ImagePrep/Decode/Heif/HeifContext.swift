@@ -64,13 +64,14 @@ private func message(of error: heif_error) -> String {
     error.message.map { String(cString: $0) } ?? "unknown error"
 }
 
-/// The one place libheif errors become Swift errors.
-func check(_ error: heif_error, _ what: String) throws {
+/// The one place libheif errors become Swift errors. `otherwise` is the kind of an error that is not
+/// about memory or support: bad input when decoding, a refused picture or setting when encoding.
+func check(_ error: heif_error, _ what: String, otherwise: ImagePrepError.Kind = .corrupt) throws {
     guard error.code != heif_error_Ok else { return }
     let kind: ImagePrepError.Kind = switch error.code {
     case heif_error_Unsupported_feature, heif_error_Unsupported_filetype: .unsupported
     case heif_error_Memory_allocation_error: .io
-    default: .corrupt
+    default: otherwise
     }
     throw ImagePrepError.library("libheif", "\(what): \(message(of: error))", kind: kind)
 }

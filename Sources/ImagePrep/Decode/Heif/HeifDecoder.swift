@@ -38,7 +38,9 @@ public struct HeifDecoder: ImageDecoding {
         // full-size copy. HDR (tone-mapped) and alpha come interleaved.
         let hdr = wide && Self.rawProfile(handle: handle) == nil
             && Self.nclxProfile(handle: handle).map { [16, 18].contains($0.transfer) } == true
-        let planar = !hdr && !hasAlpha
+        // Deep samples headed for sRGB are converted from 16-bit words, so they come interleaved too.
+        let toSRGB = options.convertsToSRGB && wide && !hdr
+        let planar = !hdr && !hasAlpha && !toSRGB
         let request: heif_chroma = switch (planar, wide, hasAlpha) {
         case (true, _, _): heif_chroma_444
         case (false, false, _): heif_chroma_interleaved_RGBA     // not planar and 8-bit: has alpha
@@ -51,6 +53,8 @@ public struct HeifDecoder: ImageDecoding {
         let owner = HeifImage(decodedImage)
         let image = owner.pointer
 
+        var warnings: [String] = []
+        let metadata = Self.metadata(handle: handle, image: image, warnings: &warnings)
         let pixels: DecodedPixels
         if planar {
             guard let planes = Self.rgbPlanes(of: owner) else {
@@ -60,12 +64,16 @@ public struct HeifDecoder: ImageDecoding {
         } else {
             let nclx = Self.nclxProfile(image: image) ?? Self.nclxProfile(handle: handle)
             let toneMapping = hdr ? nclx.flatMap { HDRToneMapper(transfer: $0.transfer, bitDepth: bitDepth) } : nil
-            pixels = .rgb(try Self.pixels(of: image, hasAlpha: hasAlpha, wide: wide, toneMapping: toneMapping))
+            let channels = hasAlpha ? 4 : 3
+            let toSRGBTransform = toSRGB
+                ? SRGBConversion.transform(for: metadata.icc, bytesPerSample: 2, stride: channels, warnings: &warnings) : nil
+            pixels = .rgb(try Self.pixels(of: image, hasAlpha: hasAlpha, wide: wide, toneMapping: toneMapping,
+                                          toSRGB: toSRGBTransform, threads: options.threads))
         }
-        var warnings: [String] = []
-        let metadata = Self.metadata(handle: handle, image: image, warnings: &warnings)
-        return DecodedImage(content: pixels, metadata: metadata, orientation: .up,
-                            sourceBitDepth: bitDepth, warnings: warnings)
+        var decoded = DecodedImage(content: pixels, metadata: metadata, orientation: .up,
+                                   sourceBitDepth: bitDepth, warnings: warnings)
+        decoded.isSRGB = toSRGB
+        return decoded
     }
 
     /// The R, G and B planes of a decoded image, read in place when they are 8-bit; deeper samples
@@ -106,7 +114,7 @@ public struct HeifDecoder: ImageDecoding {
     /// Copies the interleaved plane into a tightly packed 8-bit buffer; deeper samples are scaled
     /// with rounding (v * 255 / max), not truncated, or tone-mapped when they are HDR.
     private static func pixels(of image: OpaquePointer, hasAlpha: Bool, wide: Bool,
-                               toneMapping: HDRToneMapper?) throws -> PixelBuffer {
+                               toneMapping: HDRToneMapper?, toSRGB: ColorTransform? = nil, threads: Int = 1) throws -> PixelBuffer {
         let width = Int(heif_image_get_width(image, heif_channel_interleaved))
         let height = Int(heif_image_get_height(image, heif_channel_interleaved))
         var stride: Int32 = 0
@@ -133,6 +141,27 @@ public struct HeifDecoder: ImageDecoding {
                         let i = x * channels, o = y * rowBytes + x * channels
                         (dst[o], dst[o + 1], dst[o + 2]) = toneMapping.map(sample(i), sample(i + 1), sample(i + 2))
                         if channels == 4 { dst[o + 3] = UInt8((min(UInt32(sample(i + 3)), maxValue) * 255 + maxValue / 2) / maxValue) }
+                    }
+                }
+                return
+            }
+            if let toSRGB {
+                // lcms takes full-range 16-bit words: scale each row up (rounding), convert, copy alpha.
+                let input = SharedPointer(UnsafeMutablePointer(mutating: plane)), output = SharedPointer(dst.baseAddress!)   // not empty: width, height > 0
+                let rowStride = Int(stride)
+                inBands(of: height, threads: threads) { rows in
+                    var words = [UInt16](repeating: 0, count: rowBytes)
+                    for y in rows {
+                        let row = UnsafeRawPointer(input.pointer + y * rowStride)
+                        for i in 0..<rowBytes {
+                            let v = UInt32(UInt16(littleEndian: row.loadUnaligned(fromByteOffset: i * 2, as: UInt16.self)))
+                            words[i] = UInt16((min(v, maxValue) * 65535 + maxValue / 2) / maxValue)
+                        }
+                        let out = output.pointer + y * rowBytes
+                        words.withUnsafeBytes { toSRGB.apply($0.baseAddress!, out, count: width) }   // rowBytes > 0
+                        if channels == 4 {
+                            for x in 0..<width { out[x * 4 + 3] = UInt8((UInt32(words[x * 4 + 3]) * 255 + 32767) / 65535) }
+                        }
                     }
                 }
                 return
