@@ -9,7 +9,7 @@
 #   CORPUS       corpus root (default ../shared/corpus, relative to the repo); read only, never copied
 #   BENCH_RUNS   timed runs per tool and workload; the table shows the median (default 3)
 #   BENCH_TABLE  where to write the markdown table (default bench/README-table.md; empty = don't write)
-#   BENCH_WORKLOADS  which workloads to run (default "1 2 3 4 5 6 7 8 cache stream"; W3's ratios need W1)
+#   BENCH_WORKLOADS  which workloads to run (default "1 2 3 4 5 6 7 8 9 cache stream"; W3's ratios need W1)
 #   BENCH_200MP  1 = also time the 200 MP Samsung HEIC as its own row set (W1b); off by default
 #                because one file takes ~7 s per tool per run and ImageMagick's policy refuses it
 #   CONVERT      ImageMagick 6 convert (default /usr/bin/convert: the real binary, not a wrapper)
@@ -32,7 +32,7 @@ CORPUS=${CORPUS:-../shared/corpus}
 BENCH_RUNS=${BENCH_RUNS:-3}
 BENCH_TABLE=${BENCH_TABLE-bench/README-table.md}
 BENCH_200MP=${BENCH_200MP:-0}
-BENCH_WORKLOADS=${BENCH_WORKLOADS:-1 2 3 4 5 6 7 8 cache stream}
+BENCH_WORKLOADS=${BENCH_WORKLOADS:-1 2 3 4 5 6 7 8 9 cache stream}
 BENCH_QUIET_WAIT=${BENCH_QUIET_WAIT:-120}
 if [[ -z ${CONVERT:-} ]]; then
   if [[ -x /usr/bin/convert ]]; then CONVERT=/usr/bin/convert; else CONVERT=convert; fi
@@ -41,6 +41,7 @@ BUDGET=1000000                      # the one byte budget all W4 tools aim at
 JPEGOPTIM_KB=$((BUDGET / 1024))     # jpegoptim -S counts kilobytes of 1024: 976 KiB = 999,424 B <= budget
 WEBP_BUDGET=500000                  # W7: imgprep and cwebp -size aim at the same byte count
 AOM_SPEED=6                         # W8: imgprep's libaom speed; vips heifsave's effort is 9 - speed
+AVIF_BUDGET=150000                  # W9: the AVIF byte budget
 export CONVERT                      # used inside the xargs sh -c snippets
 
 die() { echo "bench: $*" >&2; exit 1; }
@@ -461,6 +462,31 @@ w8_avif() {
   table "W8: HEIC → AVIF q50 (libaom speed $AOM_SPEED; vips effort $AVIF_EFFORT)" imgprep imgprep "vips copy"
 }
 
+# W9: HEIC -> AVIF of at most AVIF_BUDGET bytes, metadata included. No rival here has a byte budget for
+# AVIF (libavif 0.11's avifenc has no --target-size; vips and sharp have none), so this is imgprep alone,
+# run once: files over the budget (checked on disk), trials per file and the time.
+w9_avif_budget() {
+  local O=$TMP/out9 f b over=0 t0 t1
+  echo "== W9: HEIC → AVIF ≤ $AVIF_BUDGET bytes" >&2
+  rm -rf "$O"; mkdir -p "$O"
+  ((BENCH_QUIET_WAIT > 0)) && wait_quiet
+  t0=$(date +%s%N)
+  "$IMGPREP" compress --to avif --max-bytes "$AVIF_BUDGET" "${INPUTS[@]}" -o "$O" -j 2 --json >"$TMP/imgprep9.json" 2>/dev/null || true
+  t1=$(date +%s%N)
+  for f in "$O"/*.avif; do
+    [[ -e $f ]] || continue
+    b=$(stat -c %s "$f"); ((b > AVIF_BUDGET)) && over=$((over + 1))
+  done
+  emit ""
+  emit "### W9: device photo HEIC → AVIF ≤ $(printf "%'d" "$AVIF_BUDGET") bytes (imgprep compress --to avif, one run; no rival offers an AVIF byte budget)"
+  emit ""
+  emit "| files written | failed | files over the budget | wall s | average trials (full-size encodes) per file | probe encodes per file |"
+  emit "|---:|---:|---:|---:|---:|---:|"
+  emit "| $(ls "$O" | wc -l)/${#INPUTS[@]} | $(jq -s '[.[] | select(.status == "failed")] | length' "$TMP/imgprep9.json") | $over | $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", (b-a)/1e9}') | $(jq -rs '[.[] | select(.status == "ok") | .encodes] | (add / length * 100 | round) / 100' "$TMP/imgprep9.json") | $(jq -rs '[.[] | select(.status == "ok") | (.probes // 0)] | (add / length * 10 | round) / 10' "$TMP/imgprep9.json") |"
+  emit ""
+  emit "qualities chosen: $(jq -rs '[.[] | select(.status == "ok") | .quality | tostring] | join(" ")' "$TMP/imgprep9.json")"
+}
+
 # ---------------------------------------------------------------------------------------------------
 # Main
 
@@ -514,6 +540,7 @@ fi
 INPUTS=("${HEICS[@]}")
 wanted 6 && w6_webp
 wanted 8 && w8_avif
+wanted 9 && w9_avif_budget
 if wanted 7; then
   INPUTS=("${Q95_JPEGS[@]}")
   w7_webp_budget

@@ -131,6 +131,7 @@ final class Reporter: Sendable {
         if let first = outcome.duplicateOf { object["duplicate_of"] = first }
         if let shard { object["shard"] = shard.description }
         if outcome.lossless { object["lossless"] = true }
+        if outcome.probes > 0 { object["probes"] = outcome.probes }
         if let budget { object["budget"] = budget }
         object = JSONLine.naming(outcome.job.input, as: "input", in: object)
         guard !outcome.job.output.isEmpty else { return object.merging(["output": NSNull()]) { $1 } }

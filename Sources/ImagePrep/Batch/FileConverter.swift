@@ -73,6 +73,7 @@ public struct FileConverter: Sendable {
             outcome.bytes = prepared.bytes.count
             outcome.quality = prepared.quality
             outcome.encodes = prepared.encodes
+            outcome.probes = prepared.probes
             outcome.passedThrough = prepared.passedThrough
             outcome.lossless = prepared.lossless
             outcome.warnings = prepared.warnings

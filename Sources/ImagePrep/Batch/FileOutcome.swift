@@ -14,6 +14,8 @@ public struct FileOutcome: Sendable {
     public var bytes: Int?
     public var quality: Int?
     public var encodes: Int?
+    /// Encodes of a small mosaic of the picture that aimed a budget search (see PreparedImage.probes).
+    public var probes = 0
     public var passedThrough = false
     /// Written from the output cache, without decoding.
     public var cached = false
