@@ -46,6 +46,7 @@ module CImageCodecs {
     export *
 }
 EOF
+rm -f "$build"/obj/*.o   # an object left from a deleted or renamed source would be linked too
 for source in Sources/CImageCodecs/*.c; do
   "$clang" -fsanitize=fuzzer-no-link,address -O1 -g -fPIC -I Sources/CImageCodecs/include \
     $(pkg-config --cflags $packages) -c "$source" -o "$build/obj/$(basename "$source" .c).o"
