@@ -485,6 +485,7 @@ w9_avif_budget() {
   emit "| $(ls "$O" | wc -l)/${#INPUTS[@]} | $(jq -s '[.[] | select(.status == "failed")] | length' "$TMP/imgprep9.json") | $over | $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", (b-a)/1e9}') | $(jq -rs '[.[] | select(.status == "ok") | .encodes] | (add / length * 100 | round) / 100' "$TMP/imgprep9.json") | $(jq -rs '[.[] | select(.status == "ok") | (.probes // 0)] | (add / length * 10 | round) / 10' "$TMP/imgprep9.json") |"
   emit ""
   emit "qualities chosen: $(jq -rs '[.[] | select(.status == "ok") | .quality | tostring] | join(" ")' "$TMP/imgprep9.json")"
+  jq -r 'select(.status == "failed") | "failed: \(.input | split("/") | last): \(.error)"' "$TMP/imgprep9.json" | while IFS= read -r line; do emit "$line"; done
 }
 
 # ---------------------------------------------------------------------------------------------------
