@@ -272,4 +272,21 @@ import Testing
         }
         #expect(out == [127, 127, 127])
     }
+
+    /// A HEIF grid without `ispe`: libheif 1.15 decodes it but sizes it 0x0, and a resize planned from
+    /// that size once broke a precondition (found by the pipeline fuzzer).
+    @Test func heifWithoutASizeFailsAsCorruptAndTheBatchGoesOn() throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let bad = TestSupport.fixtures.appendingPathComponent("fuzz/pipeline/grid-without-ispe.heic").path
+        let good = TestSupport.fixtures.appendingPathComponent("heic/gray.heic").path
+        let run = try TestSupport.imgprep(["convert", bad, good, "--max-dimension", "33", "-o", dir.path, "--json"])
+        #expect(run.status == 1, "\(run.stderr)")
+        let lines = try BatchTests.jsonLines(run.stdout)
+        let failed = lines.first { $0["input"] as? String == bad }
+        #expect(failed?["error_kind"] as? String == "corrupt", "\(lines)")
+        let message = (failed?["error"] as? String) ?? ""
+        #expect(message.contains("no size"), "\(lines)")
+        #expect(lines.contains { $0["input"] as? String == good && $0["status"] as? String == "ok" })
+    }
 }
