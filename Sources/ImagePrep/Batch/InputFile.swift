@@ -55,11 +55,9 @@ public enum InputFile {
     }
 
     private static func readSome(_ fd: Int32, into buffer: UnsafeMutablePointer<UInt8>, count: Int) throws -> Int {
-        while true {
-            let n = Foundation.read(fd, buffer, count)
-            if n >= 0 { return n }
-            if errno != EINTR { throw ioError("cannot read the file") }
-        }
+        let n = FileDescriptorIO.read(fd, into: buffer, count: count)
+        if n < 0 { throw ioError("cannot read the file") }
+        return n
     }
 
     private static func describe(_ type: mode_t) -> String {

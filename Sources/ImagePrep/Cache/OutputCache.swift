@@ -146,8 +146,7 @@ public final class OutputCache: Sendable {
         var file = [UInt8](repeating: 0, count: size + 1)  // one more, to see a file that grew
         var filled = 0
         while filled < file.count {
-            let count = file.withUnsafeMutableBytes { Foundation.read(fd, $0.baseAddress! + filled, $0.count - filled) }  // never empty: size + 1
-            if count < 0 && errno == EINTR { continue }
+            let count = file.withUnsafeMutableBytes { FileDescriptorIO.read(fd, into: $0.baseAddress! + filled, count: $0.count - filled) }  // never empty: size + 1
             if count <= 0 { break }
             filled += count
         }

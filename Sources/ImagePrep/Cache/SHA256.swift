@@ -60,11 +60,8 @@ public struct SHA256: Sendable {
         var hasher = SHA256()
         var chunk = [UInt8](repeating: 0, count: 1 << 20)
         while true {
-            let count = chunk.withUnsafeMutableBytes { Foundation.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw ImagePrepError(.io, "cannot read the file: \(String(cString: strerror(errno)))")
-            }
+            let count = chunk.withUnsafeMutableBytes { FileDescriptorIO.read(fd, into: $0.baseAddress, count: $0.count) }
+            if count < 0 { throw ImagePrepError(.io, "cannot read the file: \(String(cString: strerror(errno)))") }
             if count == 0 { break }
             hasher.update(chunk[..<count])
         }

@@ -40,17 +40,7 @@ public enum AtomicWriter {
     }
 
     private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws {
-        try bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Foundation.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw ioError("cannot write the output")
-                }
-                offset += written
-            }
-        }
+        guard FileDescriptorIO.writeAll(fd, bytes) else { throw ioError("cannot write the output") }
     }
 
     /// umask can only be read by setting it, so it is read once, before any worker writes.

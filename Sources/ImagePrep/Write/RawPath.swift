@@ -100,11 +100,8 @@ public enum RawPath {
         var result = [UInt8]()
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let n = chunk.withUnsafeMutableBytes { Foundation.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw ImagePrepError(.io, "cannot read the file: \(String(cString: strerror(errno)))")
-            }
+            let n = chunk.withUnsafeMutableBytes { FileDescriptorIO.read(fd, into: $0.baseAddress, count: $0.count) }
+            if n < 0 { throw ImagePrepError(.io, "cannot read the file: \(String(cString: strerror(errno)))") }
             if n == 0 { return result }
             result += chunk[0..<n]
         }

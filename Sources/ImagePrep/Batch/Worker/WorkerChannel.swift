@@ -54,18 +54,7 @@ struct WorkerChannel: Sendable {
     }
 
     private func writeAll(_ bytes: [UInt8]) throws {
-        try bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                // A non-empty buffer has a base address.
-                let written = Foundation.write(writeFD, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw Broken()
-                }
-                offset += written
-            }
-        }
+        guard FileDescriptorIO.writeAll(writeFD, bytes) else { throw Broken() }
     }
 
     /// Exactly `count` bytes; nil at a clean end of the stream before the first byte when `endAllowed`.
@@ -76,11 +65,8 @@ struct WorkerChannel: Sendable {
         var chunk = [UInt8](repeating: 0, count: min(count, 1 << 20))
         while result.count < count {
             let want = min(chunk.count, count - result.count)
-            let got = chunk.withUnsafeMutableBytes { Foundation.read(readFD, $0.baseAddress, want) }
-            if got < 0 {
-                if errno == EINTR { continue }
-                throw Broken()
-            }
+            let got = chunk.withUnsafeMutableBytes { FileDescriptorIO.read(readFD, into: $0.baseAddress, count: want) }
+            if got < 0 { throw Broken() }
             if got == 0 {
                 if result.isEmpty && endAllowed { return nil }
                 throw Broken()
