@@ -52,6 +52,7 @@ AVIF_BUDGET=150000                  # W9: the AVIF byte budget
 export CONVERT                      # used inside the xargs sh -c snippets
 
 die() { echo "bench: $*" >&2; exit 1; }
+commas() { printf '%s' "$1" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta'; }   # 1000000 -> 1,000,000
 have() { command -v "$1" >/dev/null 2>&1; }
 
 [[ -d $CORPUS/heic && -d $CORPUS/jpeg ]] || die "corpus not found at $CORPUS (set CORPUS)"
@@ -154,7 +155,12 @@ show_command() {
   local a out=() skip=0 inputs=" ${INPUTS[*]} "
   if [[ $1 == xargs ]]; then
     while [[ $# -gt 0 && $1 != bench-one ]]; do shift; done
-    printf 'for each FILE, 2 at a time (xargs -P 2): sh -c %q _ FILE\n' "$2" | sed "s|$TMP|/tmp/bench|g"
+    # The snippet with the variables it reads filled in, as one would type it.
+    local snippet=$2
+    snippet=${snippet//'"$CONVERT"'/$CONVERT}; snippet=${snippet//'${EDGE}'/${EDGE:-}}
+    snippet=${snippet//'$AVIF_EFFORT'/${AVIF_EFFORT:-}}; snippet=${snippet//'$OUT'/$OUT}
+    if [[ $snippet == *"'"* ]]; then snippet=$(printf '%q' "$snippet"); else snippet="'$snippet'"; fi
+    printf 'for each FILE, 2 at a time (xargs -P 2): sh -c %s _ FILE\n' "$snippet" | sed "s|$TMP|/tmp/bench|g"
     return
   fi
   for a in "$@"; do
@@ -389,7 +395,7 @@ w4_byte_budget() {
     emit "| $l | ${R_TIME[$l]} | $(ratio "${R_TIME[$l]}" "${R_TIME[imgprep]}") | ${R_CPU[$l]} | $(ratio "${R_CPU[$l]}" "${R_CPU[imgprep]}") | ${R_RSS[$l]} | ${R_FAIL[$l]}/${#INPUTS[@]} | ${R_EXIT[$l]} | ${OVER[$l]:-0} | ${MAXOVER[$l]:-0} | $mq |"
   done
   commands imgprep "$IN_PROCESS" "ImageMagick jpeg:extent" "jpegoptim -S$JPEGOPTIM_KB"
-  headline "W4 (JPEG to at most $(printf "%'d" "$BUDGET") bytes; files over it: imgprep ${OVER[imgprep]:-0}, ImageMagick ${OVER[ImageMagick jpeg:extent]:-0}, jpegoptim ${OVER[jpegoptim -S$JPEGOPTIM_KB]:-0})" \
+  headline "W4 (JPEG to at most $(commas "$BUDGET") bytes; files over it: imgprep ${OVER[imgprep]:-0}, ImageMagick ${OVER[ImageMagick jpeg:extent]:-0}, jpegoptim ${OVER[jpegoptim -S$JPEGOPTIM_KB]:-0})" \
     "ImageMagick jpeg:extent" "jpegoptim -S$JPEGOPTIM_KB"
   local enc
   # Files already within budget are copied by imgprep (0 encodes): give the mean with and without them.
@@ -550,7 +556,7 @@ w7_webp_budget() {
     OVER7[$l]=$over
   done
   commands imgprep "cwebp -size -pass 6"
-  headline "W7 (JPEG to WebP of at most $(printf "%'d" "$WEBP_BUDGET") bytes; files over it: imgprep ${OVER7[imgprep]}, cwebp ${OVER7[cwebp -size -pass 6]})" "cwebp -size -pass 6"
+  headline "W7 (JPEG to WebP of at most $(commas "$WEBP_BUDGET") bytes; files over it: imgprep ${OVER7[imgprep]}, cwebp ${OVER7[cwebp -size -pass 6]})" "cwebp -size -pass 6"
   local trials
   trials=$(jq -rs '[.[] | select(.status == "ok") | .encodes] | "\((add / length * 100 | round) / 100) over \(length) files"' "$TMP/imgprep7.json" 2>/dev/null || echo '?')
   emit ""
@@ -586,7 +592,7 @@ w9_avif_budget() {
     b=$(stat -c %s "$f"); ((b > AVIF_BUDGET)) && over=$((over + 1))
   done
   emit ""
-  emit "### W9: device photo HEIC → AVIF ≤ $(printf "%'d" "$AVIF_BUDGET") bytes (imgprep compress --to avif, one run; no rival offers an AVIF byte budget)"
+  emit "### W9: device photo HEIC → AVIF ≤ $(commas "$AVIF_BUDGET") bytes (imgprep compress --to avif, one run; no rival offers an AVIF byte budget)"
   emit ""
   emit "| files written | failed | exit status | files over the budget | wall s | average trials (full-size encodes) per file | probe encodes per file |"
   emit "|---:|---:|---:|---:|---:|---:|---:|"
@@ -596,7 +602,7 @@ w9_avif_budget() {
   jq -r 'select(.status == "failed") | "failed: \(.input | split("/") | last): \(.error)"' "$TMP/imgprep9.json" | while IFS= read -r line; do emit "$line"; done
   emit ""
   emit "Command line: \`$(show_command "${cmd[@]}")\`"
-  HEADLINES+=("- W9 (HEIC to AVIF of at most $(printf "%'d" "$AVIF_BUDGET") bytes, no rival has one): $over files over it, $(jq -s '[.[] | select(.status == "failed")] | length' "$TMP/imgprep9.json") failed")
+  HEADLINES+=("- W9 (HEIC to AVIF of at most $(commas "$AVIF_BUDGET") bytes, no rival has one): $over files over it, $(jq -s '[.[] | select(.status == "failed")] | length' "$TMP/imgprep9.json") failed")
 }
 
 # ---------------------------------------------------------------------------------------------------
@@ -623,13 +629,13 @@ head_emit "# Benchmark" "" \
   "## Machine and versions" "" \
   "- machine: $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo), nproc $(nproc), $(awk '/MemTotal/ {printf "%.1f GB RAM", $2/1048576}' /proc/meminfo); load before the run: $(cut -d' ' -f1-3 /proc/loadavg)" \
   "- OS: $( (. /etc/os-release && echo "$PRETTY_NAME") 2>/dev/null), Linux $(uname -r)" \
-  "- imgprep: \`$("$IMGPREP" --version 2>/dev/null | paste -sd' ' - | sed 's/  */ /g')\`, release build of $(date -u -r "$IMGPREP" '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo '?')$([[ -n $(git -C "$REPO" status --porcelain --untracked-files=no 2>/dev/null) ]] && echo ' with uncommitted changes')" \
+  "- imgprep: $("$IMGPREP" --version 2>/dev/null | paste -sd';' - | sed 's/;/; /g'), release build of $(date -u -r "$IMGPREP" '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo '?')$([[ -n $(git -C "$REPO" status --porcelain --untracked-files=no 2>/dev/null) ]] && echo ' with uncommitted changes')" \
   "- rivals: vips $(vips --version | sed 's/vips-//'); heif-convert and heif-enc from libheif $(dpkg-query -W -f='${Version}' libheif1 2>/dev/null) (encoders: $(heif-enc --list-encoders 2>/dev/null | grep -oE '(AOMedia|x265)[^]]*\]' | sed 's/ \[default\]//' | paste -sd';' - | sed 's/;/, /g')); ImageMagick $("$CONVERT" -version | awk 'NR==1 {print $3, $4}') ($CONVERT, Debian's default policy); $(jpegoptim --version | head -1 | awk '{print $1, $2}'); cwebp $(cwebp -version 2>/dev/null | head -1)" \
   "- packages: $(package_versions)" "" \
   "## Method" "" \
   "- run: \`BENCH_RUNS=$BENCH_RUNS BENCH_WORKLOADS=\"$BENCH_WORKLOADS\" BENCH_QUIET_WAIT=$BENCH_QUIET_WAIT BENCH_200MP=$BENCH_200MP bash scripts/bench.sh\`, corpus \`$CORPUS\`" \
   "- each tool converts 2 files at a time: imgprep with \`-j 2\` (its worker processes), each rival through \`xargs -P 2\`, one process per file, as people run them; the command lines are under each table" \
-  "- time: the median of $BENCH_RUNS timed runs, wall clock around the whole batch, and CPU time (user + system of all processes, steadier on a shared machine); before each run the script waits up to ${BENCH_QUIET_WAIT} s for the machine's other users to take less than 15% of the CPUs" \
+  "- time: the median of the timed runs ($BENCH_RUNS per tool and workload), wall clock around the whole batch, and CPU time (user + system of all processes, steadier on a shared machine); before each run the script waits up to ${BENCH_QUIET_WAIT} s for the machine's other users to take less than 15% of the CPUs" \
   "- peak RSS: all of the tool's processes together (imgprep: the main process and its workers; xargs: all its children), sampled every 5 ms in one more, untimed run; imgprep runs with its default \`--memory-limit\`" \
   "- failed files: the most inputs any timed run left without an output; non-zero exits: those of the run with the most, per file for a rival (\`exit 1 on 3 files\`, \`SIGSEGV on 1 file\`) and for imgprep's one process" \
   "- ratio: the tool's time over imgprep's (above 1: imgprep is faster)" "" \
@@ -637,16 +643,16 @@ head_emit "# Benchmark" "" \
   "- **W1**: device photos (HEIC) to full-size JPEG at quality 85, the everyday conversion" \
   "- **W2**: the same photos to JPEG with the long edge at most 2048 pixels (a resize)" \
   "- **W3**: floors for W1: decoding alone and encoding alone, as libvips does them, the least any tool must spend" \
-  "- **W4**: camera JPEGs at quality 95 (made from the device photos with \`heif-convert -q 95\`) compressed to at most $(printf "%'d" "$BUDGET") bytes each" \
+  "- **W4**: camera JPEGs at quality 95 (made from the device photos with \`heif-convert -q 95\`) compressed to at most $(commas "$BUDGET") bytes each" \
   "- **W5**: large JPEGs shrunk to a 1024-pixel long edge (thumbnails)" \
   "- **W6**: device photos to WebP at quality 80" \
-  "- **W7**: the W4 JPEGs to WebP of at most $(printf "%'d" "$WEBP_BUDGET") bytes each, metadata included" \
+  "- **W7**: the W4 JPEGs to WebP of at most $(commas "$WEBP_BUDGET") bytes each, metadata included" \
   "- **W8**: device photos to AVIF at quality 50, libaom at speed $AOM_SPEED for both tools" \
-  "- **W9**: device photos to AVIF of at most $(printf "%'d" "$AVIF_BUDGET") bytes each (no rival has an AVIF byte budget)" \
+  "- **W9**: device photos to AVIF of at most $(commas "$AVIF_BUDGET") bytes each (no rival has an AVIF byte budget)" \
   "- **cache**: the device photos converted with an empty \`--cache\`, then a fresh copy of them (new paths and modification times, as a CI checkout gives) converted again with that cache" \
   "- **stream**: 100,000 paths arriving on a pipe over about 3 seconds: how soon the first output appears" \
   "- device photos: the ${#HEICS[@]} HEICs of the corpus's \`heic/\` that libheif 1.15 decodes: ${DEVICE_HEICS[*]}" \
-  "" "This run: $BENCH_WORKLOADS$([[ $BENCH_200MP == 1 ]] && echo ', and W1b: the 200 MP HEIC alone')."
+  "" "Workloads in this run: $BENCH_WORKLOADS$([[ $BENCH_200MP == 1 ]] && echo ', and W1b: the 200 MP HEIC alone')."
 
 INPUTS=("${HEICS[@]}")
 emit "## Results"
@@ -677,7 +683,7 @@ if wanted 5; then
   done
   INPUTS=("${BIG[@]}" "${Q95_JPEGS[@]}")
   emit ""
-  emit "- W5 inputs: ${#BIG[@]} corpus JPEGs with long edge ≥ 3000 px ($(for f in "${BIG[@]}"; do printf '%s ' "$(basename "$f")"; done)) + the ${#Q95_JPEGS[@]} q95 JPEGs of W4"
+  emit "- W5 inputs: ${#BIG[@]} corpus JPEGs with long edge ≥ 3000 px ($(for f in "${BIG[@]}"; do basename "$f"; done | paste -sd' ' -)) + the ${#Q95_JPEGS[@]} q95 JPEGs of W4"
   shrink_to 1024 "W5: large JPEG → long edge 1024" "W5: large JPEG → JPEG long edge ≤ 1024 q85 (${#INPUTS[@]} files)"
 fi
 

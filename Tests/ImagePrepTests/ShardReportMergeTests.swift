@@ -38,7 +38,8 @@ import Testing
             try Data(run.stdout.utf8).write(to: work.appendingPathComponent("report-\(k + 1).ndjson"))
         }
         // The script takes the number of shards as its argument.
-        let result = try TestSupport.run("sh", ["-c", try Self.recipe(), "merge-image-reports.sh", "\(count)"], cwd: work)
+        let recipe = try Self.recipe()
+        let result = try TestSupport.run("sh", ["-c", recipe, "merge-image-reports.sh", "\(count)"], cwd: work)
         #expect(result.stderr.isEmpty, "\(result.stderr)")
         let json = try Data(contentsOf: work.appendingPathComponent("summary.json"))
         struct File: Decodable { var summary: Summary }
