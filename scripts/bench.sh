@@ -240,7 +240,9 @@ headline() {
   local title=$1 l parts=(); shift
   for l in "$@"; do
     [[ -n ${R_TIME[$l]:-} && $l != imgprep && $l != "$IN_PROCESS" ]] || continue
-    parts+=("$l $(ratio "${R_TIME[$l]}" "${R_TIME[imgprep]}")x")
+    local failed=
+    [[ ${R_FAIL[$l]:-0} != 0 || ${R_EXIT[$l]:-none} != none ]] && failed=" (failed ${R_FAIL[$l]}/${#INPUTS[@]} files: ${R_EXIT[$l]})"
+    parts+=("$l $(ratio "${R_TIME[$l]}" "${R_TIME[imgprep]}")x$failed")
   done
   HEADLINES+=("- $title: imgprep ${R_TIME[imgprep]} s; rivals take $(IFS=';'; echo "${parts[*]}" | sed 's/;/, /g') as long")
 }
