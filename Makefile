@@ -42,7 +42,7 @@ test: deps
 	$(SWIFT) test -c release -Xswiftc -enable-testing $(TEST_FLAGS)
 
 # libFuzzer + AddressSanitizer over the parsers and the whole pipeline, FUZZ_SECONDS per target
-# (scripts/fuzz.sh; the README's "Fuzzing" section says what it covers and what it found).
+# (scripts/fuzz.sh; docs/behaviour.md's "Fuzzing" section says what it covers and what it found).
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) bash scripts/fuzz.sh
 
@@ -54,8 +54,9 @@ demo: deps build
 fixtures: deps
 	bash scripts/make-fixtures.sh
 
+# Writes docs/benchmark.md, the whole page (machine, versions, command lines, every table); never edit it by hand.
 bench: bench-deps build
-	bash scripts/bench.sh
+	BENCH_TABLE=docs/benchmark.md bash scripts/bench.sh
 
 install: build
 	install -D -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/imgprep

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Benchmark imgprep against the usual command-line rivals on the shared corpus.
+# Benchmark imgprep against the usual command-line rivals on the shared corpus, and write the whole
+# result page (machine, versions, date, command lines, every table) to docs/benchmark.md: nothing on
+# that page is edited by hand.
 #
+#   make bench                                 # installs the tools, builds, runs this
 #   bash scripts/bench.sh                      # uses .build/release/imgprep, ../shared/corpus
 #   IMGPREP=/path/imgprep CORPUS=/path BENCH_RUNS=5 bash scripts/bench.sh
 #
@@ -8,7 +11,7 @@
 #   IMGPREP      imgprep binary (default .build/release/imgprep, relative to the repo)
 #   CORPUS       corpus root (default ../shared/corpus, relative to the repo); read only, never copied
 #   BENCH_RUNS   timed runs per tool and workload; the table shows the median (default 3)
-#   BENCH_TABLE  where to write the markdown table (default bench/README-table.md; empty = don't write)
+#   BENCH_TABLE  where to write the page (default docs/benchmark.md; empty = don't write)
 #   BENCH_WORKLOADS  which workloads to run (default "1 2 3 4 5 6 7 8 9 cache stream"; W3's ratios need W1)
 #   BENCH_200MP  1 = also time the 200 MP Samsung HEIC as its own row set (W1b); off by default
 #                because one file takes ~7 s per tool per run and ImageMagick's policy refuses it
@@ -21,8 +24,12 @@
 # `/usr/bin/time -v` around the whole batch, which for xargs reports the largest single child, and
 # for imgprep its one process (both files in flight) - so the RSS column favours the rivals.
 #
-# Exit status: non-zero only for real errors (missing corpus, imgprep missing or producing nothing).
-# A rival failing on a file is counted in the "fails" column and does not stop the run.
+# Failures are counted from the timed runs themselves: after each timed run, the inputs without an
+# output are counted (the table shows the most any run had), and every non-zero exit is recorded: the
+# imgprep process's own, and each rival process's per file ("exit 1 on 3 files", "SIGSEGV on 1 file").
+#
+# Exit status: non-zero only for real errors (missing corpus, imgprep missing or failing a file).
+# A rival failing on a file is shown in its row and does not stop the run.
 set -uo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -30,7 +37,7 @@ cd "$REPO"
 IMGPREP=${IMGPREP:-.build/release/imgprep}
 CORPUS=${CORPUS:-../shared/corpus}
 BENCH_RUNS=${BENCH_RUNS:-3}
-BENCH_TABLE=${BENCH_TABLE-bench/README-table.md}
+BENCH_TABLE=${BENCH_TABLE-docs/benchmark.md}
 BENCH_200MP=${BENCH_200MP:-0}
 BENCH_WORKLOADS=${BENCH_WORKLOADS:-1 2 3 4 5 6 7 8 9 cache stream}
 BENCH_QUIET_WAIT=${BENCH_QUIET_WAIT:-120}
@@ -45,6 +52,7 @@ AVIF_BUDGET=150000                  # W9: the AVIF byte budget
 export CONVERT                      # used inside the xargs sh -c snippets
 
 die() { echo "bench: $*" >&2; exit 1; }
+commas() { printf '%s' "$1" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta'; }   # 1000000 -> 1,000,000
 have() { command -v "$1" >/dev/null 2>&1; }
 
 [[ -d $CORPUS/heic && -d $CORPUS/jpeg ]] || die "corpus not found at $CORPUS (set CORPUS)"
@@ -55,8 +63,10 @@ CORPUS=$(cd "$CORPUS" && pwd)
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/imgprep-bench.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
-TABLE_TMP=$TMP/table.md
-: >"$TABLE_TMP"
+TABLE_TMP=$TMP/table.md      # the results, in the order measured
+HEAD_TMP=$TMP/head.md        # machine, versions, method: written before the first run
+: >"$TABLE_TMP"; : >"$HEAD_TMP"
+HEADLINES=()                 # one line per workload, for the top of the page
 
 # The 11 real device photos libheif 1.15 decodes (NOTES.md's rival baseline set). Excluded: the 200 MP
 # Samsung grid (own opt-in row, BENCH_200MP=1), the iPhone 15 Pro gain-map file libheif 1.15 rejects,
@@ -118,18 +128,65 @@ count_outputs() {
   echo "$n"
 }
 
-# measure LABEL OUTDIR CMD... : runs CMD BENCH_RUNS times (OUTDIR emptied before each run), stores
-# median wall seconds in R_TIME[LABEL], max RSS (MB) in R_RSS[LABEL], failed files in R_FAIL[LABEL].
+# Per-file exits of the rivals: X2 runs every file through this wrapper (`sh -c WRAP bench-one SNIPPET
+# FILE`), which runs SNIPPET on FILE and, when it fails, appends "status<TAB>FILE" to $BENCH_EXITS (a
+# short O_APPEND write, so the two parallel processes never mix lines) and exits 1, so that xargs goes
+# on whatever the status was (it would stop at 255). This costs one more `sh` (about 1 ms) per file.
+WRAP='sh -c "$1" _ "$2"; rc=$?; [ "$rc" -eq 0 ] || { printf "%s\t%s\n" "$rc" "$2" >>"$BENCH_EXITS"; exit 1; }'
+
+# "${X2[@]}" 'SNIPPET' : runs `sh -c SNIPPET _ FILE` for every file of INPUTS (listed by measure in
+# $TMP/inputs.lst), two at a time; SNIPPET writes into "$OUT". A failing file never stops the others.
+X2=(xargs -0 -a "$TMP/inputs.lst" -n 1 -P 2 sh -c "$WRAP" bench-one)
+
+# exit_words FILE : the statuses listed in FILE ("status<TAB>file" lines) in words, e.g.
+# "exit 1 on 3 files, SIGSEGV on 1 file"; "none" for an empty file.
+exit_words() {
+  [[ -s $1 ]] || { echo none; return; }
+  cut -f1 "$1" | sort -n | uniq -c | while read -r n rc; do
+    local what="exit $rc"
+    ((rc > 128)) && what="SIG$(kill -l $((rc - 128)) 2>/dev/null || echo "$((rc - 128))")"
+    printf '%s on %d file%s\n' "$what" "$n" "$([[ $n == 1 ]] || echo s)"
+  done | paste -sd, - | sed 's/,/, /g'
+}
+
+# show_command CMD... : CMD as a reader can run it: the inputs as FILE..., temporary paths under
+# /tmp/bench, a rival's per-file snippet as it runs on each FILE.
+show_command() {
+  local a out=() skip=0 inputs=" ${INPUTS[*]} "
+  if [[ $1 == xargs ]]; then
+    while [[ $# -gt 0 && $1 != bench-one ]]; do shift; done
+    # The snippet with the variables it reads filled in, as one would type it.
+    local snippet=$2
+    snippet=${snippet//'"$CONVERT"'/$CONVERT}; snippet=${snippet//'${EDGE}'/${EDGE:-}}
+    snippet=${snippet//'$AVIF_EFFORT'/${AVIF_EFFORT:-}}; snippet=${snippet//'$OUT'/$OUT}
+    if [[ $snippet == *"'"* ]]; then snippet=$(printf '%q' "$snippet"); else snippet="'$snippet'"; fi
+    printf 'for each FILE, 2 at a time (xargs -P 2): sh -c %s _ FILE\n' "$snippet" | sed "s|$TMP|/tmp/bench|g"
+    return
+  fi
+  for a in "$@"; do
+    if [[ $inputs == *" $a "* ]]; then ((skip++ == 0)) && out+=("FILE..."); continue; fi
+    [[ $a == "$IMGPREP" ]] && a=imgprep
+    out+=("$a")
+  done
+  printf '%s ' "${out[@]}" | sed -e "s|$TMP|/tmp/bench|g" -e 's/ $//'
+}
+
+# measure LABEL OUTDIR CMD... : runs CMD BENCH_RUNS times (OUTDIR emptied before each run) and stores
+# the median wall seconds in R_TIME[LABEL], the median CPU seconds in R_CPU, the peak RSS (MB) in
+# R_RSS and, from the timed runs themselves, the most inputs any run left without an output in
+# R_FAIL ("1-2" when runs differ) and the non-zero exits of the worst run in R_EXIT.
 # CMD sees the inputs in the global array INPUTS.
-declare -A R_TIME R_CPU R_RSS R_FAIL
+declare -A R_TIME R_CPU R_RSS R_FAIL R_EXIT R_CMD
 IMGPREP_FAILS=0   # every input here is valid: imgprep failing one is a real error (exit 1 at the end)
 measure() {
   local label=$1 out=$2; shift 2
-  local run t0 t1 rss maxrss=0 times=() cpus=() ok rc
+  local run t0 t1 maxrss times=() cpus=() fails=() rc missing worst=-1 exits=none lo hi
   printf '%s\0' "${INPUTS[@]}" >"$TMP/inputs.lst"
-  export OUT=$out
+  export OUT=$out BENCH_EXITS=$TMP/exits.tsv
+  R_CMD[$label]=$(show_command "$@")
   for ((run = 1; run <= BENCH_RUNS; run++)); do
     rm -rf "$out"; mkdir -p "$out"
+    : >"$BENCH_EXITS"
     sync
     ((BENCH_QUIET_WAIT > 0)) && wait_quiet
     t0=$(date +%s%N)
@@ -137,48 +194,76 @@ measure() {
     rc=$?
     t1=$(date +%s%N)
     times+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", (b-a)/1e9}')")
-    rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$TMP/time.txt")
     # CPU seconds (user + system, all threads and children): far steadier than wall time on a shared machine.
     cpus+=("$(awk -F': ' '/User time|System time/ {s += $2} END {printf "%.2f", s}' "$TMP/time.txt")")
-    ((${rss:-0} > maxrss)) && maxrss=$rss
+    missing=$((${#INPUTS[@]} - $(count_outputs "$out" "${INPUTS[@]}")))
+    fails+=("$missing")
+    # This run's exits: each rival process's, per file (the wrapper's list), or imgprep's one process's.
+    [[ $1 != xargs ]] && ((rc != 0)) && printf '%s\tall\n' "$rc" >"$BENCH_EXITS"
+    if (($(wc -l <"$BENCH_EXITS") > worst)); then
+      worst=$(wc -l <"$BENCH_EXITS"); exits=$(exit_words "$BENCH_EXITS")
+      [[ $1 != xargs ]] && exits=${exits% on 1 file}
+    fi
+    if ((rc != 0)); then
+      echo "  ($label: run $run exit $rc; first stderr lines:)" >&2
+      head -3 "$TMP/last.err" | sed 's/^/    /' >&2
+    fi
   done
   # Peak memory of all the tool's processes together (imgprep's workers, xargs' children), from one
   # more, untimed run sampled every 5 ms: /usr/bin/time only knows the largest single process.
-  rm -rf "$out"; mkdir -p "$out"
+  rm -rf "$out"; mkdir -p "$out"; : >"$BENCH_EXITS"
   maxrss=$(python3 "$REPO/scripts/peak-rss.py" "$@" 2>&1 >/dev/null | awk '/^peak-rss:/ {print $2}')
-  ok=$(count_outputs "$out" "${INPUTS[@]}")
   R_TIME[$label]=$(printf '%s\n' "${times[@]}" | median)
   R_CPU[$label]=$(printf '%s\n' "${cpus[@]}" | median)
-  R_RSS[$label]=$((maxrss / 1024))
-  R_FAIL[$label]=$((${#INPUTS[@]} - ok))
-  [[ $label == imgprep ]] && IMGPREP_FAILS=$((IMGPREP_FAILS + R_FAIL[$label]))
-  if ((rc != 0)); then
-    echo "  ($label: last run exit $rc; first stderr lines:)" >&2
-    head -3 "$TMP/last.err" | sed 's/^/    /' >&2
-  fi
-  echo "  $label: runs ${times[*]} s -> median ${R_TIME[$label]} s (CPU ${cpus[*]} s), peak RSS ${R_RSS[$label]} MB, failed files ${R_FAIL[$label]}" >&2
+  R_RSS[$label]=$((${maxrss:-0} / 1024))
+  lo=$(printf '%s\n' "${fails[@]}" | sort -n | head -1); hi=$(printf '%s\n' "${fails[@]}" | sort -n | tail -1)
+  if ((lo == hi)); then R_FAIL[$label]=$hi; else R_FAIL[$label]="$lo-$hi"; fi
+  R_EXIT[$label]=$exits
+  [[ $label == imgprep ]] && IMGPREP_FAILS=$((IMGPREP_FAILS + hi))
+  echo "  $label: runs ${times[*]} s -> median ${R_TIME[$label]} s (CPU ${cpus[*]} s), peak RSS ${R_RSS[$label]} MB, failed files ${R_FAIL[$label]}, non-zero exits: ${R_EXIT[$label]}" >&2
 }
 
-# "${X2[@]}" 'SNIPPET' _ : runs `sh -c SNIPPET _ FILE` for every file of INPUTS (listed by measure in
-# $TMP/inputs.lst), two at a time; SNIPPET writes into "$OUT". A failing file makes xargs exit 123 but
-# never stops the others; failures are counted from missing outputs.
-X2=(xargs -0 -a "$TMP/inputs.lst" -n 1 -P 2 sh -c)
+# commands LABEL... : the command line of each tool measured, under the table that shows it.
+commands() {
+  local l
+  emit ""
+  emit "Command lines (FILE... = the inputs above):"
+  emit ""
+  emit '```'
+  for l in "$@"; do [[ -n ${R_CMD[$l]:-} ]] && emit "# $l" && emit "${R_CMD[$l]}"; done
+  emit '```'
+}
+
+# headline TITLE LABEL... : one line for the top of the page: imgprep's time, and each rival's as a
+# multiple of it (above 1: imgprep is faster).
+headline() {
+  local title=$1 l parts=(); shift
+  for l in "$@"; do
+    [[ -n ${R_TIME[$l]:-} && $l != imgprep && $l != "$IN_PROCESS" ]] || continue
+    local failed=
+    [[ ${R_FAIL[$l]:-0} != 0 || ${R_EXIT[$l]:-none} != none ]] && failed=" (failed ${R_FAIL[$l]}/${#INPUTS[@]} files: ${R_EXIT[$l]})"
+    parts+=("$l $(ratio "${R_TIME[$l]}" "${R_TIME[imgprep]}")x$failed")
+  done
+  HEADLINES+=("- $title: imgprep ${R_TIME[imgprep]} s; rivals take $(IFS=';'; echo "${parts[*]}" | sed 's/;/, /g') as long")
+}
 
 # ratio A B : A / B with 2 decimals ("-" when B is 0)
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a/b; else print "-"}'; }
 
-# table HEADING BASE LABEL... : markdown table of the given labels, ratio = tool time / BASE time.
+# table HEADING BASE LABEL... : markdown table of the given labels (ratio = tool time / BASE time),
+# then their command lines.
 table() {
-  local heading=$1 base=$2 l ratio; shift 2
+  local heading=$1 base=$2 l; shift 2
   emit ""
   emit "### $heading"
   emit ""
-  emit "| tool | median s | ratio to imgprep | CPU s (user+sys) | CPU ratio | peak RSS MB | failed files |"
-  emit "|---|---:|---:|---:|---:|---:|---:|"
+  emit "| tool | median s | ratio to imgprep | CPU s (user+sys) | CPU ratio | peak RSS MB | failed files | non-zero exits |"
+  emit "|---|---:|---:|---:|---:|---:|---:|---|"
   for l in "$@"; do
     [[ -n ${R_TIME[$l]:-} ]] || continue
-    emit "| $l | ${R_TIME[$l]} | $(ratio "${R_TIME[$l]}" "${R_TIME[$base]:-0}") | ${R_CPU[$l]:--} | $(ratio "${R_CPU[$l]:-0}" "${R_CPU[$base]:-0}") | ${R_RSS[$l]} | ${R_FAIL[$l]}/${#INPUTS[@]} |"
+    emit "| $l | ${R_TIME[$l]} | $(ratio "${R_TIME[$l]}" "${R_TIME[$base]:-0}") | ${R_CPU[$l]:--} | $(ratio "${R_CPU[$l]:-0}" "${R_CPU[$base]:-0}") | ${R_RSS[$l]} | ${R_FAIL[$l]}/${#INPUTS[@]} | ${R_EXIT[$l]:--} |"
   done
+  commands "$@"
 }
 
 # The same imgprep command with every file prepared in the main process (no worker processes): the
@@ -204,10 +289,11 @@ w1_full_size() {
   measure imgprep "$O" "$IMGPREP" convert "${INPUTS[@]}" --to jpeg --quality 85 -o "$O" -j 2 --quiet
   measure "$IN_PROCESS" "$O" env IMGPREP_ISOLATION=off "$IMGPREP" convert "${INPUTS[@]}" --to jpeg --quality 85 -o "$O" -j 2 --quiet
   isolation_cost "$name"
-  measure "vips copy" "$O" "${X2[@]}" 'vips copy "$1" "$OUT/$(basename "${1%.*}").jpg[Q=85]"' _
-  measure "heif-convert" "$O" "${X2[@]}" 'heif-convert --quiet -q 85 "$1" "$OUT/$(basename "${1%.*}").jpg"' _
-  measure "ImageMagick convert" "$O" "${X2[@]}" '"$CONVERT" "$1" -quality 85 "$OUT/$(basename "${1%.*}").jpg"' _
+  measure "vips copy" "$O" "${X2[@]}" 'vips copy "$1" "$OUT/$(basename "${1%.*}").jpg[Q=85]"'
+  measure "heif-convert" "$O" "${X2[@]}" 'heif-convert --quiet -q 85 "$1" "$OUT/$(basename "${1%.*}").jpg"'
+  measure "ImageMagick convert" "$O" "${X2[@]}" '"$CONVERT" "$1" -quality 85 "$OUT/$(basename "${1%.*}").jpg"'
   table "$name" imgprep imgprep "$IN_PROCESS" "vips copy" "heif-convert" "ImageMagick convert"
+  headline "${name%%:*} (HEIC to full-size JPEG)" "vips copy" "heif-convert" "ImageMagick convert"
 }
 
 # shrink_to EDGE PROGRESS TITLE : INPUTS to JPEG q85 with the long edge at most EDGE ('>' = only shrink,
@@ -219,9 +305,10 @@ shrink_to() {
   measure imgprep "$O" "$IMGPREP" convert "${INPUTS[@]}" --to jpeg --quality 85 --max-dimension "$EDGE" -o "$O" -j 2 --quiet
   measure "$IN_PROCESS" "$O" env IMGPREP_ISOLATION=off "$IMGPREP" convert "${INPUTS[@]}" --to jpeg --quality 85 --max-dimension "$EDGE" -o "$O" -j 2 --quiet
   isolation_cost "$3"
-  measure "vipsthumbnail" "$O" "${X2[@]}" 'vipsthumbnail "$1" -s "${EDGE}x${EDGE}>" -o "$OUT/%s.jpg[Q=85]"' _
-  measure "ImageMagick convert -resize" "$O" "${X2[@]}" '"$CONVERT" "$1" -resize "${EDGE}x${EDGE}>" -quality 85 "$OUT/$(basename "${1%.*}").jpg"' _
+  measure "vipsthumbnail" "$O" "${X2[@]}" 'vipsthumbnail "$1" -s "${EDGE}x${EDGE}>" -o "$OUT/%s.jpg[Q=85]"'
+  measure "ImageMagick convert -resize" "$O" "${X2[@]}" '"$CONVERT" "$1" -resize "${EDGE}x${EDGE}>" -quality 85 "$OUT/$(basename "${1%.*}").jpg"'
   table "$3" imgprep imgprep "$IN_PROCESS" "vipsthumbnail" "ImageMagick convert -resize"
+  headline "${3%%:*} (JPEG with the long edge at most $EDGE)" "vipsthumbnail" "ImageMagick convert -resize"
 }
 
 # W3: the floors. Decode only (vips avg reads every pixel), and JPEG encode only (vips copy from a
@@ -229,17 +316,17 @@ shrink_to() {
 w3_floors() {
   local O=$TMP/out V=$TMP/decoded f
   echo "== W3: floors" >&2
-  measure "decode only: vips avg" "$O" "${X2[@]}" 'vips avg "$1" > "$OUT/$(basename "${1%.*}").avg"' _
+  measure "decode only: vips avg" "$O" "${X2[@]}" 'vips avg "$1" > "$OUT/$(basename "${1%.*}").avg"'
   mkdir -p "$V"
   for f in "${INPUTS[@]}"; do vips copy "$f" "$V/$(basename "${f%.*}").v" 2>/dev/null || true; done
   local saved=("${INPUTS[@]}")
   INPUTS=("$V"/*.v)
-  measure "encode only: vips copy .v → jpg Q85" "$O" "${X2[@]}" 'vips copy "$1" "$OUT/$(basename "${1%.*}").jpg[Q=85]"' _
+  measure "encode only: vips copy .v → jpg Q85" "$O" "${X2[@]}" 'vips copy "$1" "$OUT/$(basename "${1%.*}").jpg[Q=85]"'
   INPUTS=("${saved[@]}")
   rm -rf "$V"
   R_TIME[decode+encode]=$(awk -v a="${R_TIME[decode only: vips avg]}" -v b="${R_TIME[encode only: vips copy .v → jpg Q85]}" 'BEGIN {printf "%.3f", a+b}')
   R_CPU[decode+encode]=$(awk -v a="${R_CPU[decode only: vips avg]}" -v b="${R_CPU[encode only: vips copy .v → jpg Q85]}" 'BEGIN {printf "%.2f", a+b}')
-  R_RSS[decode+encode]=-; R_FAIL[decode+encode]=0
+  R_RSS[decode+encode]=-; R_FAIL[decode+encode]=0; R_EXIT[decode+encode]=-
   table "W3: floors (ratio = floor time / imgprep W1 time)" imgprep \
     "decode only: vips avg" "encode only: vips copy .v → jpg Q85" "decode+encode"
 }
@@ -268,9 +355,9 @@ w4_byte_budget() {
   cp "$TMP/last.out" "$TMP/imgprep.json"
   measure "$IN_PROCESS" "$O/imgprep" env IMGPREP_ISOLATION=off "$IMGPREP" compress --max-bytes "$BUDGET" "${INPUTS[@]}" -o "$O/imgprep" -j 2 --quiet
   isolation_cost "W4: JPEG q95 → ≤ $BUDGET bytes"
-  measure "ImageMagick jpeg:extent" "$O/im" "${X2[@]}" '"$CONVERT" "$1" -define jpeg:extent='"$BUDGET"' "$OUT/$(basename "$1")"' _
+  measure "ImageMagick jpeg:extent" "$O/im" "${X2[@]}" '"$CONVERT" "$1" -define jpeg:extent='"$BUDGET"' "$OUT/$(basename "$1")"'
   # jpegoptim -S keeps its source if it cannot shrink it; --force makes it always write the output.
-  measure "jpegoptim -S$JPEGOPTIM_KB" "$O/jo" "${X2[@]}" 'jpegoptim --quiet --force -S'"$JPEGOPTIM_KB"' --dest="$OUT" "$1"' _
+  measure "jpegoptim -S$JPEGOPTIM_KB" "$O/jo" "${X2[@]}" 'jpegoptim --quiet --force -S'"$JPEGOPTIM_KB"' --dest="$OUT" "$1"'
 
   # Budget columns: files over budget, max overshoot, mean quality (identify's estimate for all three
   # so they are compared with the same ruler; imgprep's own --json quality is listed per file below).
@@ -301,14 +388,17 @@ w4_byte_budget() {
   emit ""
   emit "### W4: camera JPEG q95 → ≤ 1,000,000 bytes (imgprep --max-bytes 1000000, convert -define jpeg:extent=1000000, jpegoptim -S$JPEGOPTIM_KB = $((JPEGOPTIM_KB * 1024)) B)"
   emit ""
-  emit "| tool | median s | ratio to imgprep | CPU s (user+sys) | CPU ratio | peak RSS MB | failed files | files > 1,000,000 B | max overshoot B | mean quality (identify %Q) |"
-  emit "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  emit "| tool | median s | ratio to imgprep | CPU s (user+sys) | CPU ratio | peak RSS MB | failed files | non-zero exits | files > 1,000,000 B | max overshoot B | mean quality (identify %Q) |"
+  emit "|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|"
   for l in imgprep "$IN_PROCESS" "ImageMagick jpeg:extent" "jpegoptim -S$JPEGOPTIM_KB"; do
-    [[ $l == "$IN_PROCESS" ]] && { emit "| $l | ${R_TIME[$l]} | $(ratio "${R_TIME[$l]}" "${R_TIME[imgprep]}") | ${R_CPU[$l]} | $(ratio "${R_CPU[$l]}" "${R_CPU[imgprep]}") | ${R_RSS[$l]} | ${R_FAIL[$l]}/${#INPUTS[@]} | | | |"; continue; }
+    [[ $l == "$IN_PROCESS" ]] && { emit "| $l | ${R_TIME[$l]} | $(ratio "${R_TIME[$l]}" "${R_TIME[imgprep]}") | ${R_CPU[$l]} | $(ratio "${R_CPU[$l]}" "${R_CPU[imgprep]}") | ${R_RSS[$l]} | ${R_FAIL[$l]}/${#INPUTS[@]} | ${R_EXIT[$l]} | | | |"; continue; }
     local mq
     mq=$(echo "${QSUM[$l]:-}" | awk '{s=0; for (i=1;i<=NF;i++) s+=$i; if (NF) printf "%.1f", s/NF; else print "-"}')
-    emit "| $l | ${R_TIME[$l]} | $(ratio "${R_TIME[$l]}" "${R_TIME[imgprep]}") | ${R_CPU[$l]} | $(ratio "${R_CPU[$l]}" "${R_CPU[imgprep]}") | ${R_RSS[$l]} | ${R_FAIL[$l]}/${#INPUTS[@]} | ${OVER[$l]:-0} | ${MAXOVER[$l]:-0} | $mq |"
+    emit "| $l | ${R_TIME[$l]} | $(ratio "${R_TIME[$l]}" "${R_TIME[imgprep]}") | ${R_CPU[$l]} | $(ratio "${R_CPU[$l]}" "${R_CPU[imgprep]}") | ${R_RSS[$l]} | ${R_FAIL[$l]}/${#INPUTS[@]} | ${R_EXIT[$l]} | ${OVER[$l]:-0} | ${MAXOVER[$l]:-0} | $mq |"
   done
+  commands imgprep "$IN_PROCESS" "ImageMagick jpeg:extent" "jpegoptim -S$JPEGOPTIM_KB"
+  headline "W4 (JPEG to at most $(commas "$BUDGET") bytes; files over it: imgprep ${OVER[imgprep]:-0}, ImageMagick ${OVER[ImageMagick jpeg:extent]:-0}, jpegoptim ${OVER[jpegoptim -S$JPEGOPTIM_KB]:-0})" \
+    "ImageMagick jpeg:extent" "jpegoptim -S$JPEGOPTIM_KB"
   local enc
   # Files already within budget are copied by imgprep (0 encodes): give the mean with and without them.
   enc=$(jq -rs '[.[] | select(.status == "ok") | .encodes] as $e | ($e | map(select(. > 0))) as $r
@@ -335,18 +425,25 @@ w4_byte_budget() {
 # modification times, as a CI checkout gives) converted again with that cache: the second run reads
 # and hashes each input and writes the cached bytes.
 cache_workload() {
-  local dir=$TMP/cache run cold=() warm=() identical=yes f
+  local dir=$TMP/cache run cold=() warm=() identical=yes f fails=0 statuses=()
   echo "== cache: cold run, then a fresh copy with the warm cache" >&2
   for ((run = 1; run <= BENCH_RUNS; run++)); do
     rm -rf "$dir"; mkdir -p "$dir/a" "$dir/b"
     cp "${HEICS[@]}" "$dir/a/"
     ((BENCH_QUIET_WAIT > 0)) && wait_quiet
-    cold+=("$(timed "$IMGPREP" convert "$dir"/a/* -o "$dir/out-a" -j 2 --quiet --cache "$dir/cache")")
+    timed "$IMGPREP" convert "$dir"/a/* -o "$dir/out-a" -j 2 --quiet --cache "$dir/cache"
+    cold+=("$TIMED_SECONDS"); statuses+=("$TIMED_STATUS")
     cp "$dir"/a/* "$dir/b/"   # new paths and mtimes
     ((BENCH_QUIET_WAIT > 0)) && wait_quiet
-    warm+=("$(timed "$IMGPREP" convert "$dir"/b/* -o "$dir/out-b" -j 2 --quiet --cache "$dir/cache")")
+    timed "$IMGPREP" convert "$dir"/b/* -o "$dir/out-b" -j 2 --quiet --cache "$dir/cache"
+    warm+=("$TIMED_SECONDS"); statuses+=("$TIMED_STATUS")
     for f in "$dir"/out-a/*; do cmp -s "$f" "$dir/out-b/$(basename "$f")" || identical=no; done
+    for d in out-a out-b; do
+      f=$((${#HEICS[@]} - $(count_outputs "$dir/$d" "${HEICS[@]}")))
+      ((f > fails)) && fails=$f
+    done
   done
+  IMGPREP_FAILS=$((IMGPREP_FAILS + fails))
   local c w
   c=$(printf '%s\n' "${cold[@]}" | median); w=$(printf '%s\n' "${warm[@]}" | median)
   emit ""
@@ -357,15 +454,18 @@ cache_workload() {
   emit "| cold (empty cache) | $c | 100% |"
   emit "| warm (new paths and mtimes) | $w | $(awk -v a="$w" -v b="$c" 'BEGIN {printf "%.1f%%", 100 * a / b}') |"
   emit ""
-  emit "Outputs of the warm run byte-identical to the cold run's: $identical"
+  emit "Outputs of the warm run byte-identical to the cold run's: $identical; most files failed in a run: $fails; exit statuses: ${statuses[*]}"
+  emit ""
+  emit "Command line: \`imgprep convert DIR/* -o OUT -j 2 --quiet --cache CACHE\` (cold: DIR=a, then warm: DIR=b, a fresh copy)"
+  HEADLINES+=("- warm cache over a fresh checkout: $(awk -v a="$w" -v b="$c" 'BEGIN {printf "%.1f%%", 100 * a / b}') of the cold run's time, outputs byte-identical: $identical")
   rm -rf "$dir"
 }
 
-# timed CMD... : runs CMD and prints its wall time in seconds.
+# timed CMD... : runs CMD; sets TIMED_SECONDS (wall time) and TIMED_STATUS (its exit status).
 timed() {
   local t0 t1
-  t0=$(date +%s%N); "$@" >/dev/null 2>&1; t1=$(date +%s%N)
-  awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", (b-a)/1e9}'
+  t0=$(date +%s%N); "$@" >/dev/null 2>&1; TIMED_STATUS=$?; t1=$(date +%s%N)
+  TIMED_SECONDS=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", (b-a)/1e9}')
 }
 
 # stream: a list of 100,000 paths arriving on a pipe over about 3 seconds (a small photo, 10 device
@@ -393,23 +493,32 @@ def feed():
     p.stdin.close()
 threading.Thread(target=feed).start()
 first = None
+ok = 0
 for line in p.stdout:
-    if first is None and b'"status":"ok"' in line:
-        first = time.monotonic() - start
+    if b'"status":"ok"' in line:
+        ok += 1
+        if first is None:
+            first = time.monotonic() - start
 err = p.stderr.read().decode()
 p.wait()
 total = time.monotonic() - start
 peak = [l for l in err.splitlines() if l.startswith('peak-rss:')][-1].split()[1]
-print(f'{first:.3f} {total:.3f} {int(peak) // 1024}')
+print(f'{first if first is not None else float("nan"):.3f} {total:.3f} {int(peak) // 1024} {ok} {p.returncode}')
 PY
-  local first total peak
-  read -r first total peak <"$dir/result"
+  local first total peak ok rc
+  read -r first total peak ok rc <"$dir/result"
+  ((ok < 11)) && IMGPREP_FAILS=$((IMGPREP_FAILS + 11 - ok))
   emit ""
   emit "### A list of 100,000 paths on a pipe, arriving over about 3 s (11 photos first, the first one small)"
   emit ""
-  emit "| first output written after | whole list done after | peak memory (all processes) |"
-  emit "|---:|---:|---:|"
-  emit "| ${first} s | ${total} s | ${peak} MB |"
+  emit "The other 99,989 paths name files that do not exist: each fails at once with one line, so the exit status is 1."
+  emit ""
+  emit "| first output written after | whole list done after | peak memory (all processes) | photos converted | exit status |"
+  emit "|---:|---:|---:|---:|---:|"
+  emit "| ${first} s | ${total} s | ${peak} MB | ${ok}/11 | ${rc} |"
+  emit ""
+  emit "Command line: \`LIST | imgprep convert --files-from - -o OUT --json -j 2\`"
+  HEADLINES+=("- a streamed list of 100,000 paths: first output after ${first} s, whole list in ${total} s, ${peak} MB peak")
   rm -rf "$dir"
 }
 
@@ -418,8 +527,9 @@ w6_webp() {
   local O=$TMP/out6
   echo "== W6: HEIC → WebP q80" >&2
   measure imgprep "$O" "$IMGPREP" convert "${INPUTS[@]}" --to webp --quality 80 -o "$O" -j 2 --quiet
-  measure "vips copy" "$O" "${X2[@]}" 'vips copy "$1" "$OUT/$(basename "${1%.*}").webp[Q=80]"' _
+  measure "vips copy" "$O" "${X2[@]}" 'vips copy "$1" "$OUT/$(basename "${1%.*}").webp[Q=80]"'
   table "W6: HEIC → WebP q80" imgprep imgprep "vips copy"
+  headline "W6 (HEIC to WebP)" "vips copy"
 }
 
 # W7: camera JPEG q95 -> WebP of at most WEBP_BUDGET bytes, metadata included: imgprep's search against
@@ -429,13 +539,13 @@ w7_webp_budget() {
   echo "== W7: JPEG q95 → WebP ≤ $WEBP_BUDGET bytes" >&2
   measure imgprep "$O/imgprep" "$IMGPREP" compress --to webp --max-bytes "$WEBP_BUDGET" "${INPUTS[@]}" -o "$O/imgprep" -j 2 --json
   cp "$TMP/last.out" "$TMP/imgprep7.json"
-  measure "cwebp -size -pass 6" "$O/cwebp" "${X2[@]}" 'cwebp -quiet -size '"$WEBP_BUDGET"' -pass 6 -metadata all "$1" -o "$OUT/$(basename "${1%.*}").webp"' _
+  measure "cwebp -size -pass 6" "$O/cwebp" "${X2[@]}" 'cwebp -quiet -size '"$WEBP_BUDGET"' -pass 6 -metadata all "$1" -o "$OUT/$(basename "${1%.*}").webp"'
   emit ""
   emit "### W7: camera JPEG q95 → WebP ≤ 500,000 bytes (imgprep compress --to webp --max-bytes 500000, cwebp -size 500000 -pass 6 -metadata all)"
   emit ""
-  emit "| tool | median s | ratio to imgprep | CPU s (user+sys) | CPU ratio | peak RSS MB | failed files | files > 500,000 B | max overshoot B |"
-  emit "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
-  local -A dir=([imgprep]=imgprep ["cwebp -size -pass 6"]=cwebp)
+  emit "| tool | median s | ratio to imgprep | CPU s (user+sys) | CPU ratio | peak RSS MB | failed files | non-zero exits | files > 500,000 B | max overshoot B |"
+  emit "|---|---:|---:|---:|---:|---:|---:|---|---:|---:|"
+  local -A dir=([imgprep]=imgprep ["cwebp -size -pass 6"]=cwebp) OVER7=()
   for l in imgprep "cwebp -size -pass 6"; do
     over=0; maxover=0
     for f in "${INPUTS[@]}"; do
@@ -444,8 +554,11 @@ w7_webp_budget() {
       b=$(stat -c %s "$O/${dir[$l]}/$stem.webp")
       if ((b > WEBP_BUDGET)); then over=$((over + 1)); ((b - WEBP_BUDGET > maxover)) && maxover=$((b - WEBP_BUDGET)); fi
     done
-    emit "| $l | ${R_TIME[$l]} | $(ratio "${R_TIME[$l]}" "${R_TIME[imgprep]}") | ${R_CPU[$l]} | $(ratio "${R_CPU[$l]}" "${R_CPU[imgprep]}") | ${R_RSS[$l]} | ${R_FAIL[$l]}/${#INPUTS[@]} | $over | $maxover |"
+    emit "| $l | ${R_TIME[$l]} | $(ratio "${R_TIME[$l]}" "${R_TIME[imgprep]}") | ${R_CPU[$l]} | $(ratio "${R_CPU[$l]}" "${R_CPU[imgprep]}") | ${R_RSS[$l]} | ${R_FAIL[$l]}/${#INPUTS[@]} | ${R_EXIT[$l]} | $over | $maxover |"
+    OVER7[$l]=$over
   done
+  commands imgprep "cwebp -size -pass 6"
+  headline "W7 (JPEG to WebP of at most $(commas "$WEBP_BUDGET") bytes; files over it: imgprep ${OVER7[imgprep]}, cwebp ${OVER7[cwebp -size -pass 6]})" "cwebp -size -pass 6"
   local trials
   trials=$(jq -rs '[.[] | select(.status == "ok") | .encodes] | "\((add / length * 100 | round) / 100) over \(length) files"' "$TMP/imgprep7.json" 2>/dev/null || echo '?')
   emit ""
@@ -458,34 +571,40 @@ w8_avif() {
   export AVIF_EFFORT=$((9 - AOM_SPEED))
   echo "== W8: HEIC → AVIF q50, libaom speed $AOM_SPEED" >&2
   measure imgprep "$O" "$IMGPREP" convert "${INPUTS[@]}" --to avif --quality 50 -o "$O" -j 2 --quiet
-  measure "vips copy" "$O" "${X2[@]}" 'vips copy "$1" "$OUT/$(basename "${1%.*}").avif[Q=50,compression=av1,effort=$AVIF_EFFORT,bitdepth=8]"' _
+  measure "vips copy" "$O" "${X2[@]}" 'vips copy "$1" "$OUT/$(basename "${1%.*}").avif[Q=50,compression=av1,effort=$AVIF_EFFORT,bitdepth=8]"'
   table "W8: HEIC → AVIF q50 (libaom speed $AOM_SPEED; vips effort $AVIF_EFFORT)" imgprep imgprep "vips copy"
+  headline "W8 (HEIC to AVIF)" "vips copy"
 }
 
 # W9: HEIC -> AVIF of at most AVIF_BUDGET bytes, metadata included. No rival here has a byte budget for
 # AVIF (libavif 0.11's avifenc has no --target-size; vips and sharp have none), so this is imgprep alone,
 # run once: files over the budget (checked on disk), trials per file and the time.
 w9_avif_budget() {
-  local O=$TMP/out9 f b over=0 t0 t1
+  local O=$TMP/out9 f b over=0 t0 t1 rc cmd
   echo "== W9: HEIC → AVIF ≤ $AVIF_BUDGET bytes" >&2
   rm -rf "$O"; mkdir -p "$O"
   ((BENCH_QUIET_WAIT > 0)) && wait_quiet
+  cmd=("$IMGPREP" compress --to avif --max-bytes "$AVIF_BUDGET" "${INPUTS[@]}" -o "$O" -j 2 --json)
   t0=$(date +%s%N)
-  "$IMGPREP" compress --to avif --max-bytes "$AVIF_BUDGET" "${INPUTS[@]}" -o "$O" -j 2 --json >"$TMP/imgprep9.json" 2>/dev/null || true
+  "${cmd[@]}" >"$TMP/imgprep9.json" 2>/dev/null
+  rc=$?
   t1=$(date +%s%N)
   for f in "$O"/*.avif; do
     [[ -e $f ]] || continue
     b=$(stat -c %s "$f"); ((b > AVIF_BUDGET)) && over=$((over + 1))
   done
   emit ""
-  emit "### W9: device photo HEIC → AVIF ≤ $(printf "%'d" "$AVIF_BUDGET") bytes (imgprep compress --to avif, one run; no rival offers an AVIF byte budget)"
+  emit "### W9: device photo HEIC → AVIF ≤ $(commas "$AVIF_BUDGET") bytes (imgprep compress --to avif, one run; no rival offers an AVIF byte budget)"
   emit ""
-  emit "| files written | failed | files over the budget | wall s | average trials (full-size encodes) per file | probe encodes per file |"
-  emit "|---:|---:|---:|---:|---:|---:|"
-  emit "| $(ls "$O" | wc -l)/${#INPUTS[@]} | $(jq -s '[.[] | select(.status == "failed")] | length' "$TMP/imgprep9.json") | $over | $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", (b-a)/1e9}') | $(jq -rs '[.[] | select(.status == "ok") | .encodes] | (add / length * 100 | round) / 100' "$TMP/imgprep9.json") | $(jq -rs '[.[] | select(.status == "ok") | (.probes // 0)] | (add / length * 10 | round) / 10' "$TMP/imgprep9.json") |"
+  emit "| files written | failed | exit status | files over the budget | wall s | average trials (full-size encodes) per file | probe encodes per file |"
+  emit "|---:|---:|---:|---:|---:|---:|---:|"
+  emit "| $(ls "$O" | wc -l)/${#INPUTS[@]} | $(jq -s '[.[] | select(.status == "failed")] | length' "$TMP/imgprep9.json") | $rc | $over | $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", (b-a)/1e9}') | $(jq -rs '[.[] | select(.status == "ok") | .encodes] | (add / length * 100 | round) / 100' "$TMP/imgprep9.json") | $(jq -rs '[.[] | select(.status == "ok") | (.probes // 0)] | (add / length * 10 | round) / 10' "$TMP/imgprep9.json") |"
   emit ""
   emit "qualities chosen: $(jq -rs '[.[] | select(.status == "ok") | .quality | tostring] | join(" ")' "$TMP/imgprep9.json")"
   jq -r 'select(.status == "failed") | "failed: \(.input | split("/") | last): \(.error)"' "$TMP/imgprep9.json" | while IFS= read -r line; do emit "$line"; done
+  emit ""
+  emit "Command line: \`$(show_command "${cmd[@]}")\`"
+  HEADLINES+=("- W9 (HEIC to AVIF of at most $(commas "$AVIF_BUDGET") bytes, no rival has one): $over files over it, $(jq -s '[.[] | select(.status == "failed")] | length' "$TMP/imgprep9.json") failed")
 }
 
 # ---------------------------------------------------------------------------------------------------
@@ -496,17 +615,49 @@ wanted() { [[ " $BENCH_WORKLOADS " == *" $1 "* ]]; }
 for t in vips vipsthumbnail heif-convert jpegoptim identify jq cwebp; do have "$t" || die "$t missing (make bench-deps)"; done
 have "$CONVERT" || die "ImageMagick convert missing (make bench-deps)"
 
-emit "## Benchmark: imgprep vs vips / heif-convert / ImageMagick / jpegoptim"
-emit ""
-emit "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); load before run: $(cut -d' ' -f1-3 /proc/loadavg)"
-emit "- CPU: $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo), nproc $(nproc), $(awk '/MemTotal/ {printf "%.0f GB RAM", $2/1048576}' /proc/meminfo)"
-emit "- imgprep: $("$IMGPREP" --version 2>/dev/null | head -1 || true), release build of $(date -u -r "$IMGPREP" '+%Y-%m-%d %H:%M UTC'), repo HEAD $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo '?') (working tree may differ)"
-emit "- vips $(vips --version | sed 's/vips-//'), libheif $(dpkg-query -W -f='${Version}' libheif1 2>/dev/null) (heif-convert), ImageMagick $("$CONVERT" -version | awk 'NR==1 {print $3}') (Q16, default Debian policy: 256 MiB memory, 128 MP area), $(jpegoptim --version | head -1 | awk '{print $1, $2}'), libjpeg-turbo $(dpkg-query -W -f='${Version}' libjpeg62-turbo 2>/dev/null)"
-emit "- $(cwebp -version 2>/dev/null | head -1 | sed 's/^/cwebp (libwebp) /'), $(heif-enc --list-encoders 2>/dev/null | grep -o 'AOMedia[^]]*\]' | head -1 | sed 's/ \[default\]//') and x265 through libheif"
-emit "- method: each tool 2 files at a time (imgprep -j 2 with its worker processes, rivals xargs -P 2 one process per file); median of $BENCH_RUNS runs of wall time (and of CPU = user+sys of all processes: steadier on a shared machine); peak RSS = all of the tool's processes together (imgprep: the main process and its workers; xargs: all its children), sampled every 5 ms in one more run; imgprep runs with its default --memory-limit"
+# head LINE... : lines for the top of the page (machine, versions, method), written before any run.
+head_emit() { printf '%s\n' "$@" >>"$HEAD_TMP"; }
+
+# Versions of the Debian packages behind every tool and library measured (those installed).
+package_versions() {
+  dpkg-query -W -f='${Package} ${Version}\n' libheif1 libheif-examples libde265-0 libaom3 'libx265-[0-9]*' libdav1d6 \
+    libvips42 libvips-tools 'imagemagick-6.q16' 'libmagickcore-6.q16-[0-9]*' jpegoptim webp libwebp7 \
+    libjpeg62-turbo libjpeg-turbo8 libturbojpeg0 libpng16-16 liblcms2-2 libexif12 2>/dev/null |
+    awk 'NF == 2 {printf "%s`%s %s`", sep, $1, $2; sep = ", "}'
+}
+
+head_emit "# Benchmark" "" \
+  "Written by \`make bench\` (\`scripts/bench.sh\`) on $(date -u '+%Y-%m-%d %H:%M UTC'): every line of this page comes from that run; nothing here is edited by hand. Run \`make bench\` again to replace it." "" \
+  "## Machine and versions" "" \
+  "- machine: $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo), nproc $(nproc), $(awk '/MemTotal/ {printf "%.1f GB RAM", $2/1048576}' /proc/meminfo); load before the run: $(cut -d' ' -f1-3 /proc/loadavg)" \
+  "- OS: $( (. /etc/os-release && echo "$PRETTY_NAME") 2>/dev/null), Linux $(uname -r)" \
+  "- imgprep: $("$IMGPREP" --version 2>/dev/null | paste -sd';' - | sed 's/;/; /g'), release build of $(date -u -r "$IMGPREP" '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo '?')$([[ -n $(git -C "$REPO" status --porcelain --untracked-files=no 2>/dev/null) ]] && echo ' with uncommitted changes')" \
+  "- rivals: vips $(vips --version | sed 's/vips-//'); heif-convert and heif-enc from libheif $(dpkg-query -W -f='${Version}' libheif1 2>/dev/null) (encoders: $(heif-enc --list-encoders 2>/dev/null | grep -oE '(AOMedia|x265)[^]]*\]' | sed 's/ \[default\]//' | paste -sd';' - | sed 's/;/, /g')); ImageMagick $("$CONVERT" -version | awk 'NR==1 {print $3, $4}') ($CONVERT, Debian's default policy); $(jpegoptim --version | head -1 | awk '{print $1, $2}'); cwebp $(cwebp -version 2>/dev/null | head -1)" \
+  "- packages: $(package_versions)" "" \
+  "## Method" "" \
+  "- run: \`BENCH_RUNS=$BENCH_RUNS BENCH_WORKLOADS=\"$BENCH_WORKLOADS\" BENCH_QUIET_WAIT=$BENCH_QUIET_WAIT BENCH_200MP=$BENCH_200MP bash scripts/bench.sh\`, corpus \`$CORPUS\`" \
+  "- each tool converts 2 files at a time: imgprep with \`-j 2\` (its worker processes), each rival through \`xargs -P 2\`, one process per file, as people run them; the command lines are under each table" \
+  "- time: the median of the timed runs ($BENCH_RUNS per tool and workload), wall clock around the whole batch, and CPU time (user + system of all processes, steadier on a shared machine); before each run the script waits up to ${BENCH_QUIET_WAIT} s for the machine's other users to take less than 15% of the CPUs" \
+  "- peak RSS: all of the tool's processes together (imgprep: the main process and its workers; xargs: all its children), sampled every 5 ms in one more, untimed run; imgprep runs with its default \`--memory-limit\`" \
+  "- failed files: the most inputs any timed run left without an output; non-zero exits: those of the run with the most, per file for a rival (\`exit 1 on 3 files\`, \`SIGSEGV on 1 file\`) and for imgprep's one process" \
+  "- ratio: the tool's time over imgprep's (above 1: imgprep is faster)" "" \
+  "## Workloads" "" \
+  "- **W1**: device photos (HEIC) to full-size JPEG at quality 85, the everyday conversion" \
+  "- **W2**: the same photos to JPEG with the long edge at most 2048 pixels (a resize)" \
+  "- **W3**: floors for W1: decoding alone and encoding alone, as libvips does them, the least any tool must spend" \
+  "- **W4**: camera JPEGs at quality 95 (made from the device photos with \`heif-convert -q 95\`) compressed to at most $(commas "$BUDGET") bytes each" \
+  "- **W5**: large JPEGs shrunk to a 1024-pixel long edge (thumbnails)" \
+  "- **W6**: device photos to WebP at quality 80" \
+  "- **W7**: the W4 JPEGs to WebP of at most $(commas "$WEBP_BUDGET") bytes each, metadata included" \
+  "- **W8**: device photos to AVIF at quality 50, libaom at speed $AOM_SPEED for both tools" \
+  "- **W9**: device photos to AVIF of at most $(commas "$AVIF_BUDGET") bytes each (no rival has an AVIF byte budget)" \
+  "- **cache**: the device photos converted with an empty \`--cache\`, then a fresh copy of them (new paths and modification times, as a CI checkout gives) converted again with that cache" \
+  "- **stream**: 100,000 paths arriving on a pipe over about 3 seconds: how soon the first output appears" \
+  "- device photos: the ${#HEICS[@]} HEICs of the corpus's \`heic/\` that libheif 1.15 decodes: ${DEVICE_HEICS[*]}" \
+  "" "Workloads in this run: $BENCH_WORKLOADS$([[ $BENCH_200MP == 1 ]] && echo ', and W1b: the 200 MP HEIC alone')."
 
 INPUTS=("${HEICS[@]}")
-emit "- device photos (W1-W3): ${#INPUTS[@]} HEICs from corpus heic/: ${DEVICE_HEICS[*]}"
+emit "## Results"
 wanted 1 && w1_full_size
 W1_IMGPREP=${R_TIME[imgprep]:-0}; W1_IMGPREP_CPU=${R_CPU[imgprep]:-0}
 wanted 2 && shrink_to 2048 "W2: HEIC → JPEG long edge 2048 q85" "W2: HEIC → JPEG long edge ≤ 2048 q85"
@@ -534,7 +685,7 @@ if wanted 5; then
   done
   INPUTS=("${BIG[@]}" "${Q95_JPEGS[@]}")
   emit ""
-  emit "- W5 inputs: ${#BIG[@]} corpus JPEGs with long edge ≥ 3000 px ($(for f in "${BIG[@]}"; do printf '%s ' "$(basename "$f")"; done)) + the ${#Q95_JPEGS[@]} q95 JPEGs of W4"
+  emit "- W5 inputs: ${#BIG[@]} corpus JPEGs with long edge ≥ 3000 px ($(for f in "${BIG[@]}"; do basename "$f"; done | paste -sd' ' -)) + the ${#Q95_JPEGS[@]} q95 JPEGs of W4"
   shrink_to 1024 "W5: large JPEG → long edge 1024" "W5: large JPEG → JPEG long edge ≤ 1024 q85 (${#INPUTS[@]} files)"
 fi
 
@@ -551,7 +702,10 @@ fi
 wanted cache && cache_workload
 wanted stream && stream_workload
 
+emit ""
+emit "## Around the runs"
 if ((${#ISOLATION_COSTS[@]} > 0)); then
+  HEADLINES+=("- what isolating each file in a worker process costs (imgprep's time over the same command in one process): $(IFS=';'; echo "${ISOLATION_COSTS[*]}" | sed 's/;/; /g')")
   emit ""
   emit "- what worker processes cost (imgprep's time over the same command without isolation, median of $BENCH_RUNS): $(IFS=';'; echo "${ISOLATION_COSTS[*]}" | sed 's/;/; /g')"
 fi
@@ -560,8 +714,14 @@ emit "- load after run: $(cut -d' ' -f1-3 /proc/loadavg); busiest the machine's 
 
 if [[ -n $BENCH_TABLE ]]; then
   mkdir -p "$(dirname "$BENCH_TABLE")"
-  cp "$TABLE_TMP" "$BENCH_TABLE"
-  echo "bench: table written to $BENCH_TABLE" >&2
+  {
+    cat "$HEAD_TMP"
+    printf '\n## Headline\n\n'
+    ((${#HEADLINES[@]} > 0)) && printf '%s\n' "${HEADLINES[@]}"
+    printf '\n'
+    cat "$TABLE_TMP"
+  } >"$BENCH_TABLE.tmp" && mv "$BENCH_TABLE.tmp" "$BENCH_TABLE"
+  echo "bench: page written to $BENCH_TABLE" >&2
 fi
 
 # imgprep failing on any of these valid inputs is a real error (after the table is written); a rival

@@ -205,11 +205,11 @@ import Testing
         #expect(try BatchTests.jsonLines(tooLarge.stdout).first?["error_kind"] as? String == "too_large")
         let doesNotFit = try TestSupport.imgprep(["compress", "--max-bytes", "3KB", "--no-downscale", "big.heic", "-o", "out", "--json"], cwd: dir)
         #expect(try BatchTests.jsonLines(doesNotFit.stdout).first?["error_kind"] as? String == "does_not_fit")
-        // Every kind is a snake_case word; the README lists them all.
-        let readme = try String(contentsOf: TestSupport.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        // Every kind is a snake_case word; docs/behaviour.md lists them all.
+        let behaviour = try String(contentsOf: TestSupport.packageRoot.appendingPathComponent("docs/behaviour.md"), encoding: .utf8)
         for kind in ImagePrepError.Kind.allCases {
             #expect(kind.rawValue.allSatisfy { $0.isLowercase || $0 == "_" })
-            #expect(readme.contains("`\(kind.rawValue)`"), "README does not list error kind \(kind.rawValue)")
+            #expect(behaviour.contains("`\(kind.rawValue)`"), "docs/behaviour.md does not list error kind \(kind.rawValue)")
         }
     }
 

@@ -2,13 +2,15 @@ import Foundation
 import Testing
 @testable import ImagePrep
 
-/// The README's recipe for merging the `--json` reports of several shards, run as printed on real
-/// reports from the imgprep binary (each "shard" here is a part of the fixtures given as a list).
+/// The recipe for merging the `--json` reports of several shards (docs/recipes.md), run as printed on
+/// real reports from the imgprep binary (each "shard" here is a part of the fixtures given as a list).
 @Suite struct ShardReportMergeTests {
-    /// The merge block of the README's "Merging shard reports", exactly as printed.
+    static let recipes = TestSupport.packageRoot.appendingPathComponent("docs/recipes.md")
+
+    /// The merge script of docs/recipes.md's "Merging shard reports", exactly as printed.
     static func recipe() throws -> String {
-        let readme = try String(contentsOf: TestSupport.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        let section = try #require(readme.range(of: "### Merging shard reports"))
+        let readme = try String(contentsOf: recipes, encoding: .utf8)
+        let section = try #require(readme.range(of: "## Merging shard reports"))
         let start = try #require(readme[section.upperBound...].range(of: "```sh\n"))
         let end = try #require(readme[start.upperBound...].range(of: "```"))
         return String(readme[start.upperBound..<end.lowerBound])
@@ -35,8 +37,9 @@ import Testing
             #expect(run.status == (inputs.contains { $0.hasPrefix("bad/") } ? 1 : 0), "\(run.stderr)")
             try Data(run.stdout.utf8).write(to: work.appendingPathComponent("report-\(k + 1).ndjson"))
         }
-        let recipe = try Self.recipe().replacingOccurrences(of: "shards=4", with: "shards=\(count)")
-        let result = try TestSupport.run("sh", ["-c", recipe], cwd: work)
+        // The script takes the number of shards as its argument.
+        let recipe = try Self.recipe()
+        let result = try TestSupport.run("sh", ["-c", recipe, "merge-image-reports.sh", "\(count)"], cwd: work)
         #expect(result.stderr.isEmpty, "\(result.stderr)")
         let json = try Data(contentsOf: work.appendingPathComponent("summary.json"))
         struct File: Decodable { var summary: Summary }
@@ -69,12 +72,13 @@ import Testing
         #expect(merged.summary.shards == 1 && !merged.summary.complete && merged.summary.failed == 0)
     }
 
-    /// The GitHub Actions and GitLab recipes repeat the merge; they must not drift from it.
-    @Test func ciRecipesRepeatTheMergeWordForWord() throws {
-        let readme = try String(contentsOf: TestSupport.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        let lines = readme.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-        for line in try Self.recipe().split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) }) {
-            #expect(lines.filter { $0 == line }.count == 3, "'\(line)' should appear in the merge and both CI recipes")
+    /// The merge is printed once; the CI recipes call it by name instead of repeating it (copies drift).
+    @Test func theMergeIsPrintedOnceAndCalledByTheCIRecipes() throws {
+        let recipes = try String(contentsOf: Self.recipes, encoding: .utf8)
+        let lines = recipes.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        for line in try Self.recipe().split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) }) where line.hasPrefix("jq") {
+            #expect(lines.filter { $0 == line }.count == 1, "'\(line)' should be printed once")
         }
+        #expect(lines.filter { $0.hasSuffix("sh ci/merge-image-reports.sh 4") }.count == 2, "the GitHub and GitLab recipes call the script")
     }
 }
