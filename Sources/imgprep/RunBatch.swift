@@ -6,6 +6,7 @@ import ImagePrep
 func runBatch(_ options: BatchCommandOptions, command: String) async -> Int32 {
     let reporter = Reporter(mode: options.report, command: command, budget: options.settings.budget?.maxBytes,
                             dryRun: options.batch.dryRun, shard: options.shard)
+    let signals = SignalWatcher()
     let list: JobSource.List?
     do {
         list = try options.list()
@@ -34,7 +35,7 @@ func runBatch(_ options: BatchCommandOptions, command: String) async -> Int32 {
     // Files are prepared in worker processes (this same binary, see main.swift): a crash or a hang in a
     // decoder costs one file, not the batch.
     let pool = WorkerCommand.pool(timeout: options.timeout, memoryBudget: options.memoryLimit)
-    let signals = SignalWatcher {
+    signals.onSignal {
         cancellation.cancel()
         source.cancel()
         pool.stop()
@@ -53,6 +54,7 @@ func runBatch(_ options: BatchCommandOptions, command: String) async -> Int32 {
                                         work: { job, context in await converter.convert(job, context: context) },
                                         onOutcome: { outcome in reporter.report(outcome) })
     pool.stop()
+    if let problem = cache?.problem { reporter.warning(problem) }
     if let cache, cache.statistics.evictedFromThisRun > 0 {
         reporter.warning("the cache at \(cache.directory) is smaller than this run's outputs (--cache-max-size \(ByteSize.format(cache.maxSize))): some of them were evicted")
     }

@@ -91,22 +91,6 @@ public enum RawPath {
         status(path).map { $0.st_mode & S_IFMT == S_IFDIR } ?? false
     }
 
-    /// The whole file, whatever it is (a list of paths may come from a pipe): for lists the user gives.
-    /// Images are read with InputFile, which refuses devices and oversized files.
-    public static func read(_ path: String) throws -> [UInt8] {
-        let fd = withCString(path) { open($0, O_RDONLY | O_CLOEXEC) }
-        guard fd >= 0 else { throw ImagePrepError(.io, "cannot read the file: \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        var result = [UInt8]()
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { FileDescriptorIO.read(fd, into: $0.baseAddress, count: $0.count) }
-            if n < 0 { throw ImagePrepError(.io, "cannot read the file: \(String(cString: strerror(errno)))") }
-            if n == 0 { return result }
-            result += chunk[0..<n]
-        }
-    }
-
     /// The names in a directory (not `.` and `..`), or nil when it cannot be listed.
     public static func names(in directory: String) -> [String]? {
         guard let dir = withCString(directory, { opendir($0) }) else { return nil }
