@@ -93,6 +93,29 @@ import Testing
         #expect(BatchTests.listing(dir.path).filter { $0.contains(".imgprep-") }.isEmpty)
     }
 
+    static let haveStrace = TestSupport.toolExists("strace")
+
+    /// After a power cut an in-place file must hold the old bytes or the new, never nothing: the new
+    /// file is flushed before it is renamed over the old, and the folder after. Seen with strace.
+    @Test(.enabled(if: haveStrace, "needs strace"))
+    func inPlaceFlushesTheFileBeforeTheRenameAndTheFolderAfter() throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let target = dir.appendingPathComponent("photo.jpg").path, log = dir.appendingPathComponent("trace").path
+        let picture = TestSupport.fixtures.appendingPathComponent("heic/gps-p3.heic").path
+        let made = try Self.imgprep(["convert", picture, "-q", "100", "-o", target])
+        #expect(made.status == 0, "\(made.stderr)")
+        let size = try TestSupport.bytes(target).count
+        let run = try TestSupport.run("strace", ["-f", "-qq", "-e", "trace=fsync,fdatasync,rename,renameat,renameat2", "-o", log,
+                                                 TestSupport.binary, "compress", "--in-place", "--max-bytes", "\(size * 6 / 10)", target],
+                                      environment: TestSupport.environment())
+        #expect(run.status == 0, "\(run.stderr)")
+        let calls = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map(String.init)
+        let rename = try #require(calls.firstIndex { $0.contains("rename") && $0.contains(".photo.jpg.imgprep-") }, "\(calls)")
+        #expect(calls[..<rename].contains { $0.contains("fsync(") && $0.hasSuffix("= 0") }, "no flush before the rename: \(calls)")
+        #expect(calls[(rename + 1)...].contains { $0.contains("fsync(") && $0.hasSuffix("= 0") }, "no flush of the folder: \(calls)")
+    }
+
     // MARK: -o
 
     @Test func anOutputNamedWithAnExtensionImgprepDoesNotWriteIsAUsageError() throws {
