@@ -1,5 +1,6 @@
 import Foundation
 import ImagePrep
+import Synchronization
 
 /// Runs a convert or compress batch end to end: find the inputs (as they arrive), plan their outputs,
 /// prepare them in worker processes, write, report, and say the exit status.
@@ -35,11 +36,16 @@ func runBatch(_ options: BatchCommandOptions, command: String) async -> Int32 {
     // Files are prepared in worker processes (this same binary, see main.swift): a crash or a hang in a
     // decoder costs one file, not the batch.
     let pool = WorkerCommand.pool(timeout: options.timeout, memoryBudget: options.memoryLimit)
-    signals.onSignal {
+    let tally = Tally()
+    signals.onSignal({
         cancellation.cancel()
         source.cancel()
         pool.stop()
-    }
+    }, lastWords: { _ in
+        var summary = tally.summary
+        summary.interrupted = true
+        reporter.finish(summary)
+    })
     reporter.start(source)
     // IMGPREP_ISOLATION=off prepares files in this process: only for measuring what isolation costs
     // (make bench); a crash in a decoder then ends the whole batch.
@@ -52,7 +58,10 @@ func runBatch(_ options: BatchCommandOptions, command: String) async -> Int32 {
     let summary = await BatchRunner.run(source, limit: options.batch.jobs, failFast: options.batch.failFast,
                                         cancellation: cancellation,
                                         work: { job, context in await converter.convert(job, context: context) },
-                                        onOutcome: { outcome in reporter.report(outcome) })
+                                        onOutcome: { outcome in
+                                            tally.add(outcome)
+                                            reporter.report(outcome)
+                                        })
     pool.stop()
     if let problem = cache?.problem { reporter.warning(problem) }
     if let cache, cache.statistics.evictedFromThisRun > 0 {
@@ -61,4 +70,22 @@ func runBatch(_ options: BatchCommandOptions, command: String) async -> Int32 {
     reporter.finish(summary)
     if summary.interrupted { return 128 + signals.received }
     return summary.failed > 0 ? 1 : 0
+}
+
+/// The outcomes reported so far, for a summary when a signal ends the run before the batch returns its own.
+final class Tally: Sendable {
+    private let state = Mutex(BatchSummary())
+
+    func add(_ outcome: FileOutcome) {
+        state.withLock { summary in
+            switch outcome.status {
+            case .ok: summary.converted += 1
+            case .skipped: summary.skipped += 1
+            case .failed: summary.failed += 1
+            }
+            summary.encodes += outcome.encodes ?? 0
+        }
+    }
+
+    var summary: BatchSummary { state.withLock { $0 } }
 }

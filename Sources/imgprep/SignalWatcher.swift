@@ -22,6 +22,8 @@ final class SignalWatcher {
         let value = Atomic<Int32>(0)
         /// What stops the batch, set once there is one; a signal before that just ends the process.
         let stop = Mutex<(@Sendable () -> Void)?>(nil)
+        /// What to say when the batch did not wind down in time (the summary so far).
+        let lastWords = Mutex<(@Sendable (Int32) -> Void)?>(nil)
     }
 
     /// The first signal that arrived, or SIGINT if none did.
@@ -38,9 +40,9 @@ final class SignalWatcher {
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
             source.setEventHandler { [first, queue] in
                 let (isFirst, earlier) = first.value.compareExchange(expected: 0, desired: signalNumber, ordering: .relaxed)
-                guard isFirst else { Self.end(earlier) }  // a second signal: no more waiting
+                guard isFirst else { Self.end(earlier, first) }  // a second signal: no more waiting
                 first.stop.withLock { $0 }?()
-                queue.asyncAfter(deadline: .now() + Self.grace) { Self.end(signalNumber) }
+                queue.asyncAfter(deadline: .now() + Self.grace) { Self.end(signalNumber, first) }
             }
             source.resume()
             sources.append(source)
@@ -48,16 +50,22 @@ final class SignalWatcher {
         self.sources = sources
     }
 
-    /// From now on a signal calls `body` (cancel the batch, kill the workers) before the grace period.
-    func onSignal(_ body: @escaping @Sendable () -> Void) {
+    /// From now on a signal calls `body` (cancel the batch, kill the workers) before the grace period,
+    /// and `lastWords` (print the summary so far) if the process must be ended after it.
+    func onSignal(_ body: @escaping @Sendable () -> Void, lastWords: @escaping @Sendable (Int32) -> Void) {
+        first.lastWords.withLock { $0 = lastWords }
         first.stop.withLock { $0 = body }
         if first.value.load(ordering: .relaxed) != 0 { body() }
     }
 
     /// Removes the temporary files and ends the process now, with the status of the first signal.
-    private static func end(_ signalNumber: Int32) -> Never {
+    private static func end(_ signalNumber: Int32, _ state: SharedState) -> Never {
         TemporaryFiles.removeAll()
-        StandardStream.error.write("imgprep: interrupted by \(name(signalNumber))\n")
+        if let lastWords = state.lastWords.withLock({ $0 }) {
+            lastWords(signalNumber)
+        } else {
+            StandardStream.error.write("imgprep: interrupted by \(name(signalNumber))\n")
+        }
         _exit(128 + signalNumber)
     }
 

@@ -74,6 +74,7 @@ import Testing
         #expect(run.process.terminationReason == .exit, "killed by the signal instead of handling it: \(run.stderr)")
         #expect(run.process.terminationStatus == 128 + signal, "\(run.stderr)")
         #expect(Self.leftovers(out).isEmpty, "temporary files left: \(Self.leftovers(out))")
+        #expect(run.stderr.split(separator: "\n").last?.hasPrefix("interrupted: ") == true, "no summary: \(run.stderr)")
         try? run.input.fileHandleForWriting.close()
     }
 
@@ -125,5 +126,6 @@ import Testing
         #expect(run.ended(within: 5), "still running 5 s after SIGTERM")
         #expect(run.process.terminationReason == .exit, "\(run.stderr)")
         #expect(run.process.terminationStatus == 128 + SIGTERM, "\(run.stderr)")
+        #expect(run.stderr.contains("imgprep: interrupted by SIGTERM"), "\(run.stderr)")
     }
 }
