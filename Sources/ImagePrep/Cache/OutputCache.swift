@@ -212,7 +212,7 @@ public final class OutputCache: Sendable {
         let tag = "\(directory)/CACHEDIR.TAG"
         guard RawPath.status(tag) == nil else { return }
         let text = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by imgprep.\n# For information about cache directory tags see https://bford.info/cachedir/\n"
-        try? AtomicWriter.write(Array(text.utf8), to: tag)  // a convenience; a read-only cache works without it
+        try? AtomicWriter.write(Array(text.utf8), to: tag)  // a convenience: the cache works without it
     }
 }
 

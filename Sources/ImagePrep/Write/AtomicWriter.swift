@@ -24,8 +24,8 @@ public enum AtomicWriter {
             TemporaryFiles.forget(temporary)
         }
         do {
-            var open = true
-            defer { if open { close(fd) } }
+            var stillOpen = true
+            defer { if stillOpen { close(fd) } }
             try writeAll(fd, bytes)
             var mode: mode_t = 0o666 & ~processUmask
             if let source = permissionsFrom, let info = RawPath.status(source) {
@@ -38,7 +38,7 @@ public enum AtomicWriter {
                 guard futimens(fd, &times) == 0 else { throw ioError("cannot set the modification time of \(path)") }
             }
             if durable { guard fsync(fd) == 0 else { throw ioError("cannot write \(path)") } }
-            open = false
+            stillOpen = false
             // close reports write errors some file systems (NFS) only find at the end.
             guard close(fd) == 0 else { throw ioError("cannot write \(path)") }
         }
