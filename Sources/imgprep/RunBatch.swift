@@ -42,9 +42,11 @@ func runBatch(_ options: BatchCommandOptions, command: String) async -> Int32 {
         source.cancel()
         pool.stop()
     }, lastWords: { _ in
+        guard tally.claimSummary() else { return false }
         var summary = tally.summary
         summary.interrupted = true
         reporter.finish(summary)
+        return true
     })
     reporter.start(source)
     // IMGPREP_ISOLATION=off prepares files in this process: only for measuring what isolation costs
@@ -67,6 +69,10 @@ func runBatch(_ options: BatchCommandOptions, command: String) async -> Int32 {
     if let cache, cache.statistics.evictedFromThisRun > 0 {
         reporter.warning("the cache at \(cache.directory) is smaller than this run's outputs (--cache-max-size \(ByteSize.format(cache.maxSize))): some of them were evicted")
     }
+    guard tally.claimSummary() else {
+        // A signal's forced end is printing the summary and ending the process: let it finish.
+        while true { sleep(1) }
+    }
     reporter.finish(summary)
     if summary.interrupted { return 128 + signals.received }
     return summary.failed > 0 ? 1 : 0
@@ -75,6 +81,12 @@ func runBatch(_ options: BatchCommandOptions, command: String) async -> Int32 {
 /// The outcomes reported so far, for a summary when a signal ends the run before the batch returns its own.
 final class Tally: Sendable {
     private let state = Mutex(BatchSummary())
+    private let summaryClaimed = Atomic<Bool>(false)
+
+    /// True for the first caller only: who prints the summary, the batch or a signal's forced end.
+    func claimSummary() -> Bool {
+        summaryClaimed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged
+    }
 
     func add(_ outcome: FileOutcome) {
         state.withLock { summary in

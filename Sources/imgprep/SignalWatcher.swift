@@ -23,7 +23,7 @@ final class SignalWatcher {
         /// What stops the batch, set once there is one; a signal before that just ends the process.
         let stop = Mutex<(@Sendable () -> Void)?>(nil)
         /// What to say when the batch did not wind down in time (the summary so far).
-        let lastWords = Mutex<(@Sendable (Int32) -> Void)?>(nil)
+        let lastWords = Mutex<(@Sendable (Int32) -> Bool)?>(nil)
     }
 
     /// The first signal that arrived, or SIGINT if none did.
@@ -40,7 +40,7 @@ final class SignalWatcher {
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
             source.setEventHandler { [first, queue] in
                 let (isFirst, earlier) = first.value.compareExchange(expected: 0, desired: signalNumber, ordering: .relaxed)
-                guard isFirst else { Self.end(earlier, first) }  // a second signal: no more waiting
+                guard isFirst else { return Self.end(earlier, first) }  // a second signal: no more waiting
                 first.stop.withLock { $0 }?()
                 queue.asyncAfter(deadline: .now() + Self.grace) { Self.end(signalNumber, first) }
             }
@@ -52,20 +52,23 @@ final class SignalWatcher {
 
     /// From now on a signal calls `body` (cancel the batch, kill the workers) before the grace period,
     /// and `lastWords` (print the summary so far) if the process must be ended after it.
-    func onSignal(_ body: @escaping @Sendable () -> Void, lastWords: @escaping @Sendable (Int32) -> Void) {
+    /// `lastWords` returns false when the batch has already begun its own summary: the process is
+    /// ending anyway, and cutting it short would cut that summary.
+    func onSignal(_ body: @escaping @Sendable () -> Void, lastWords: @escaping @Sendable (Int32) -> Bool) {
         first.lastWords.withLock { $0 = lastWords }
         first.stop.withLock { $0 = body }
         if first.value.load(ordering: .relaxed) != 0 { body() }
     }
 
-    /// Removes the temporary files and ends the process now, with the status of the first signal.
-    private static func end(_ signalNumber: Int32, _ state: SharedState) -> Never {
-        TemporaryFiles.removeAll()
+    /// Removes the temporary files and ends the process now, with the status of the first signal (unless
+    /// the batch is already printing its summary and exiting).
+    private static func end(_ signalNumber: Int32, _ state: SharedState) {
         if let lastWords = state.lastWords.withLock({ $0 }) {
-            lastWords(signalNumber)
+            guard lastWords(signalNumber) else { return }
         } else {
             StandardStream.error.write("imgprep: interrupted by \(name(signalNumber))\n")
         }
+        TemporaryFiles.removeAll()
         _exit(128 + signalNumber)
     }
 
