@@ -22,6 +22,14 @@ public struct JobPlanner: Sendable {
     private var claimed: [PathDigest: Int] = [:]   // output → the claimant's position in the run
     private var recent: [Int: String] = [:]        // position → input path, for the last `recall` claims
     private var claims = 0
+    private var identity = PathIdentity()
+    /// The identities of the last group announced, so planning it does not work them out again. Keyed
+    /// by bytes: String equality would take `café` NFC and NFD for one path.
+    private var announced: [[UInt8]: Identities] = [:]
+
+    private struct Identities {
+        var file: PathDigest, entry: PathDigest
+    }
     private static let recall = 4096
 
     public init(format: OutputFormat, outputDirectory: String?, outputFile: String? = nil, inPlace: Bool) {
@@ -34,28 +42,37 @@ public struct JobPlanner: Sendable {
     /// Registers a group of paths before any of them is planned, so an output that would replace one of
     /// them is refused even when its input comes first in the group.
     public mutating func expect(_ group: [InputPath]) {
+        announced.removeAll(keepingCapacity: true)
         for input in group {
-            inputs.insert(PathDigest(PathIdentity.file(input.path)))
-            inputs.insert(PathDigest(PathIdentity.entry(input.path)))
+            let identities = identities(of: input.path)
+            inputs.insert(identities.file)
+            inputs.insert(identities.entry)
+            announced[RawPath.bytes(input.path)] = identities
         }
+    }
+
+    private mutating func identities(of path: String) -> Identities {
+        let (file, entry) = identity.fileAndEntry(path)
+        let entryDigest = PathDigest(normalized: entry)
+        return Identities(file: file.utf8.elementsEqual(entry.utf8) ? entryDigest : PathDigest(normalized: file), entry: entryDigest)
     }
 
     /// The job for `input`, or nil when the same file was planned already for the same output (it is one job).
     public mutating func job(for input: InputPath) -> BatchJob? {
-        let inputFile = PathDigest(PathIdentity.file(input.path))
-        let inputEntry = PathDigest(PathIdentity.entry(input.path))
+        let identities = announced.removeValue(forKey: RawPath.bytes(input.path)) ?? identities(of: input.path)
+        let (inputFile, inputEntry) = (identities.file, identities.entry)
         inputs.insert(inputFile)
         inputs.insert(inputEntry)
         if inPlace {
             guard planned.insert(PathDigest(pair: inputFile, inputFile)).inserted else { return nil }
             claim(inputFile, by: input.path)
             // A link is kept and its target replaced: the file is what the user meant to compress.
-            let output = PathIdentity.isSymbolicLink(input.path) ? PathIdentity.file(input.path) : input.path
+            let output = PathIdentity.isSymbolicLink(input.path) ? identity.fileAndEntry(input.path).file : input.path
             return BatchJob(input: input.path, output: output)
         }
         let output = outputFile
             ?? OutputNaming.outputPath(for: input.path, format: format, directory: outputDirectory, relativeTo: input.root)
-        let outputEntry = PathDigest(PathIdentity.entry(output))
+        let outputEntry = PathDigest(normalized: identity.entry(output))
         guard planned.insert(PathDigest(pair: inputFile, outputEntry)).inserted else { return nil }
         func refused(_ reason: String) -> BatchJob {
             BatchJob(input: input.path, output: output, problem: ImagePrepError(.output, reason))
@@ -99,7 +116,12 @@ struct PathDigest: Hashable, Sendable {
     let high: UInt64, low: UInt64
 
     init(_ path: String) {
-        self.init(digest: SHA256.hash(RawPath.bytes(OutputNaming.normalize(path))))
+        self.init(normalized: OutputNaming.normalize(path))
+    }
+
+    /// A path `OutputNaming.normalize` has been through already.
+    init(normalized path: String) {
+        self.init(digest: SHA256.hash(RawPath.bytes(path)))
     }
 
     /// Two paths together: a job's input and output.

@@ -63,6 +63,8 @@ public enum RawPath {
 
     /// The path's bytes for the file system.
     public static func bytes(_ path: String) -> [UInt8] {
+        // Escapes (U+10FF80...U+10FFFF) start with the byte F4 in UTF-8; without one the text is the bytes.
+        if !path.utf8.contains(0xF4) { return Array(path.utf8) }
         var out: [UInt8] = []
         out.reserveCapacity(path.utf8.count)
         for scalar in path.unicodeScalars {
