@@ -30,7 +30,8 @@ struct CommandSpec {
 /// What each exit status means, for --help.
 enum ExitStatus {
     static let batch = [(0, "no file failed (skips are fine)"), (1, "some file failed"), (2, "usage error"),
-                        (130, "interrupted (SIGINT, Ctrl-C)"), (143, "terminated (SIGTERM)")]
+                        (129, "hung up (SIGHUP)"),
+                        (130, "interrupted (SIGINT, Ctrl-C)"), (131, "quit (SIGQUIT)"), (143, "terminated (SIGTERM)")]
     static let info = [(0, "every file was read"), (1, "some file could not be read"), (2, "usage error")]
 
     static func lines(_ statuses: [(Int, String)]) -> [String] {

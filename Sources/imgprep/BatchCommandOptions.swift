@@ -45,8 +45,11 @@ struct BatchCommandOptions {
             if !RawPath.isDirectory(output), !output.hasSuffix("/"), let format = OutputFormat(fileExtensionOf: output) {
                 outputFile = output
                 outputFileFormat = format
-            } else if RawPath.status(output) != nil, !RawPath.isDirectory(output) {
+            } else if let info = RawPath.status(Self.withoutTrailingSlashes(output)), info.st_mode & S_IFMT != S_IFDIR {
+                // `-o afile/` too: the same mistake, not a failure at the first write.
                 throw UsageError(description: "-o \(output) is an existing file, not a directory; give a directory, or a new file name ending in .\(formats.map(\.fileExtension).joined(separator: ", .")) for a single input; see 'imgprep \(args.command) --help'")
+            } else if !output.hasSuffix("/"), RawPath.status(output) == nil, let ext = Self.unwrittenImageExtension(output) {
+                throw UsageError(description: "-o \(output) names a .\(ext) file, which imgprep does not write; give a file name ending in .\(formats.map(\.fileExtension).joined(separator: ", .")), or -o \(output)/ for a directory of that name; see 'imgprep \(args.command) --help'")
             } else {
                 outputDirectory = output
             }
@@ -126,6 +129,27 @@ struct BatchCommandOptions {
         command = args.command
     }
 
+    /// Image formats imgprep reads or not but never writes: `-o cover.gif` is a file name, not a directory
+    /// to create.
+    static let unwrittenImageExtensions: Set<String> = [
+        "gif", "tif", "tiff", "bmp", "jxl", "jp2", "j2k", "jpx", "jfif", "ico", "svg", "psd", "dng", "raw", "cr2", "cr3",
+        "nef", "arw", "orf", "rw2", "heics", "avifs", "apng", "qoi", "tga", "ppm", "pgm", "pbm", "pnm", "exr", "hdr",
+    ]
+
+    /// The extension of `path`'s last component (lowercased) when it is one of `unwrittenImageExtensions`.
+    static func unwrittenImageExtension(_ path: String) -> String? {
+        let name = RawPath.split(path).name
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
+        let ext = name[name.index(after: dot)...].lowercased()
+        return unwrittenImageExtensions.contains(ext) ? ext : nil
+    }
+
+    static func withoutTrailingSlashes(_ path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        return String(trimmed)
+    }
+
     /// `-o NAME.jpg` names one output: several inputs, a list or a directory to search are a usage error.
     func checkOutputFile(listGiven: Bool) throws {
         guard let outputFile, recursive || listGiven || paths.count > 1 else { return }
@@ -137,17 +161,45 @@ struct BatchCommandOptions {
     /// when it is a pipe or a file and no path was given. nil: the arguments are the whole list.
     func list() throws -> JobSource.List? {
         if let filesFrom {
-            if filesFrom == "-" { return JobSource.List(descriptor: STDIN_FILENO, nullSeparated: nullSeparated) }
-            let descriptor = RawPath.withCString(filesFrom) { open($0, O_RDONLY | O_CLOEXEC) }
-            guard descriptor >= 0 else {
-                throw UsageError(description: "cannot read --files-from '\(filesFrom)': \(String(cString: strerror(errno)))")
+            if filesFrom == "-" {
+                var info = stat()
+                if fstat(STDIN_FILENO, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+                    throw UsageError(description: "cannot read --files-from -: standard input is a directory, not a list of paths")
+                }
+                return JobSource.List(descriptor: STDIN_FILENO, nullSeparated: nullSeparated)
             }
-            return JobSource.List(descriptor: descriptor, nullSeparated: nullSeparated)
+            return JobSource.List(descriptor: try Self.openList(filesFrom), nullSeparated: nullSeparated, name: filesFrom)
         }
         if paths.isEmpty && Self.standardInputIsAList {
             return JobSource.List(descriptor: STDIN_FILENO, nullSeparated: nullSeparated)
         }
         return nil
+    }
+
+    /// A regular file, or a named pipe (waited on until a writer comes: that is what it is for; a
+    /// signal still ends the wait). Anything else, a directory above all, is a usage error, not a list
+    /// that reads as empty.
+    static func openList(_ path: String) throws -> Int32 {
+        func refuse(_ reason: String) -> UsageError {
+            UsageError(description: "cannot read --files-from '\(path)': \(reason)")
+        }
+        switch RegularFile.open(path) {
+        case .success(let opened):
+            return opened.fd
+        case .failure(.failed(let code)):
+            throw refuse(String(cString: strerror(code)))
+        case .failure(.notRegular(_, S_IFIFO)):
+            let fd = RawPath.withCString(path) { open($0, O_RDONLY | O_CLOEXEC | O_NOCTTY) }
+            guard fd >= 0 else { throw refuse(String(cString: strerror(errno))) }
+            var info = stat()
+            guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFIFO else {
+                close(fd)
+                throw refuse("it changed while being opened")
+            }
+            return fd
+        case .failure(.notRegular(let what, _)):
+            throw refuse("it is \(what), not a list of paths (a file or a pipe)")
+        }
     }
 
     /// A pipe or a redirected file: paths may come that way. A terminal, or /dev/null (cron, a CI step

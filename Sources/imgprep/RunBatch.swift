@@ -1,11 +1,13 @@
 import Foundation
 import ImagePrep
+import Synchronization
 
 /// Runs a convert or compress batch end to end: find the inputs (as they arrive), plan their outputs,
 /// prepare them in worker processes, write, report, and say the exit status.
 func runBatch(_ options: BatchCommandOptions, command: String) async -> Int32 {
     let reporter = Reporter(mode: options.report, command: command, budget: options.settings.budget?.maxBytes,
                             dryRun: options.batch.dryRun, shard: options.shard)
+    let signals = SignalWatcher()
     let list: JobSource.List?
     do {
         list = try options.list()
@@ -34,11 +36,18 @@ func runBatch(_ options: BatchCommandOptions, command: String) async -> Int32 {
     // Files are prepared in worker processes (this same binary, see main.swift): a crash or a hang in a
     // decoder costs one file, not the batch.
     let pool = WorkerCommand.pool(timeout: options.timeout, memoryBudget: options.memoryLimit)
-    let signals = SignalWatcher {
+    let tally = Tally()
+    signals.onSignal({
         cancellation.cancel()
         source.cancel()
         pool.stop()
-    }
+    }, lastWords: { _ in
+        guard tally.claimSummary() else { return false }
+        var summary = tally.summary
+        summary.interrupted = true
+        reporter.finish(summary)
+        return true
+    })
     reporter.start(source)
     // IMGPREP_ISOLATION=off prepares files in this process: only for measuring what isolation costs
     // (make bench); a crash in a decoder then ends the whole batch.
@@ -51,12 +60,44 @@ func runBatch(_ options: BatchCommandOptions, command: String) async -> Int32 {
     let summary = await BatchRunner.run(source, limit: options.batch.jobs, failFast: options.batch.failFast,
                                         cancellation: cancellation,
                                         work: { job, context in await converter.convert(job, context: context) },
-                                        onOutcome: { outcome in reporter.report(outcome) })
+                                        onOutcome: { outcome in
+                                            tally.add(outcome)
+                                            reporter.report(outcome)
+                                        })
     pool.stop()
+    if let problem = cache?.problem { reporter.warning(problem) }
     if let cache, cache.statistics.evictedFromThisRun > 0 {
         reporter.warning("the cache at \(cache.directory) is smaller than this run's outputs (--cache-max-size \(ByteSize.format(cache.maxSize))): some of them were evicted")
+    }
+    guard tally.claimSummary() else {
+        // A signal's forced end is printing the summary and ending the process: let it finish.
+        while true { sleep(1) }
     }
     reporter.finish(summary)
     if summary.interrupted { return 128 + signals.received }
     return summary.failed > 0 ? 1 : 0
+}
+
+/// The outcomes reported so far, for a summary when a signal ends the run before the batch returns its own.
+final class Tally: Sendable {
+    private let state = Mutex(BatchSummary())
+    private let summaryClaimed = Atomic<Bool>(false)
+
+    /// True for the first caller only: who prints the summary, the batch or a signal's forced end.
+    func claimSummary() -> Bool {
+        summaryClaimed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged
+    }
+
+    func add(_ outcome: FileOutcome) {
+        state.withLock { summary in
+            switch outcome.status {
+            case .ok: summary.converted += 1
+            case .skipped: summary.skipped += 1
+            case .failed: summary.failed += 1
+            }
+            summary.encodes += outcome.encodes ?? 0
+        }
+    }
+
+    var summary: BatchSummary { state.withLock { $0 } }
 }

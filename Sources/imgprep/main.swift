@@ -2,7 +2,7 @@ import Foundation
 import ImagePrep
 
 /// imgprep: parse the command line, run one command, exit with its status
-/// (0 all good, 1 some file failed, 2 usage error, 130/143 interrupted by SIGINT/SIGTERM).
+/// (0 all good, 1 some file failed, 2 usage error, 128 + the signal's number when interrupted: 130 SIGINT, 143 SIGTERM, 129 SIGHUP, 131 SIGQUIT).
 let commands: [any Command.Type] = [ConvertCommand.self, CompressCommand.self, InfoCommand.self]
 let version = CodecVersions.imgprep
 

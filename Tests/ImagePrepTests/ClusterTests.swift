@@ -171,7 +171,8 @@ import Testing
         #expect(try TestSupport.imgprep(Self.convert, cwd: dir, environment: environment).status == 0)
         let reference = try Self.contents(of: dir.appendingPathComponent("out"))
         // Truncate one entry, flip a byte in another, empty a third.
-        let entries = try Self.contents(of: dir.appendingPathComponent("cache")).keys.filter { !$0.hasSuffix("CACHEDIR.TAG") }.sorted()
+        let entries = try Self.contents(of: dir.appendingPathComponent("cache")).keys
+            .filter { !$0.hasSuffix("CACHEDIR.TAG") && !$0.hasPrefix("executables/") }.sorted()   // entries only
         #expect(entries.count == 9)
         func damage(_ relative: String, _ change: (inout Data) -> Void) throws {
             let url = dir.appendingPathComponent("cache/\(relative)")

@@ -17,9 +17,9 @@ import Testing
     }
 
     static func description(_ n: Int) -> CachedOutput {
-        CachedOutput(format: n.isMultiple(of: 2) ? .jpeg : .png, width: 100 + n, height: 50 + n,
-                     quality: n.isMultiple(of: 2) ? 80 : nil, encodes: 3, passedThrough: false,
-                     warnings: n == 3 ? ["IMG_3.heic: warning: EXIF dropped"] : [])
+        CachedOutput(PreparedImage(bytes: [], format: n.isMultiple(of: 2) ? .jpeg : .png, width: 100 + n, height: 50 + n,
+                                   quality: n.isMultiple(of: 2) ? 80 : nil, encodes: 3, passedThrough: false,
+                                   warnings: n == 3 ? ["IMG_3.heic: warning: EXIF dropped"] : []))
     }
 
     static func setModified(_ path: String, seconds: Int) {
@@ -104,10 +104,11 @@ import Testing
 
     @Test func preparedImageRoundTrip() {
         let prepared = PreparedImage(bytes: [1, 2], format: .jpeg, width: 640, height: 480, quality: 82, encodes: 4,
-                                     passedThrough: false, warnings: ["w"])
+                                     probes: 2, passedThrough: false, lossless: true, warnings: ["w"])
         let again = CachedOutput(prepared).preparedImage(bytes: [1, 2])
         #expect(again.width == 640 && again.height == 480 && again.quality == 82 && again.warnings == ["w"]
-                && again.format == .jpeg && again.encodes == 0 && again.bytes == [1, 2])
+                && again.format == .jpeg && again.encodes == 0 && again.probes == 0 && again.bytes == [1, 2])
+        #expect(again.lossless, "a hit must report the whole result, lossless included")
     }
 
     @Test func cachedOutputJSONRejectsUnknownFormats() throws {
@@ -191,7 +192,7 @@ import Testing
         #expect(CacheEntryCodec.decode(sealed(negativeWidth), key: key) == .failure(.unreadableHeader))
 
         var futureVersion = body
-        futureVersion[11] = 2
+        futureVersion[11] = UInt8(CacheEntryCodec.formatVersion + 1)
         #expect(CacheEntryCodec.decode(sealed(futureVersion), key: key) == .failure(.unknownFormatVersion))
 
         var hugeLength = body

@@ -83,7 +83,8 @@ public struct FileConverter: Sendable {
             if prepared.passedThrough && options.inPlace { return outcome }  // already as it should be
             let mtime = options.preserveModificationTime ? FileTimestamp(modificationOf: job.input) : nil
             try AtomicWriter.write(prepared.bytes, to: job.output,
-                                   permissionsFrom: options.inPlace ? job.input : nil, modificationTime: mtime)
+                                   permissionsFrom: options.inPlace ? job.input : nil, modificationTime: mtime,
+                                   durable: options.inPlace)  // in place, the old bytes are the user's only copy
             if let key { reuse?.written(key, input: job.input, output: job.output, image: prepared) }
         } catch let error as ImagePrepError {
             return FileOutcome(job: job, failure: error)

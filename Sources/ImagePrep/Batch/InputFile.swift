@@ -29,17 +29,15 @@ public enum InputFile {
     }
 
     private static func withRegularFile<R>(_ path: String, _ body: (Int32, Int) throws -> R) throws -> R {
-        // O_NONBLOCK: opening a FIFO must not wait for a writer; it changes nothing for regular files.
-        let fd = RawPath.withCString(path) { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) }
-        guard fd >= 0 else { throw ioError("cannot read the file") }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw ioError("cannot read the file") }
-        let type = info.st_mode & S_IFMT
-        guard type == S_IFREG else {
-            throw ImagePrepError(.io, "not a regular file (\(describe(type))); imgprep reads images from regular files only")
+        switch RegularFile.open(path) {
+        case .failure(.failed(let code)):
+            throw ImagePrepError(.io, "cannot read the file: \(String(cString: strerror(code)))")
+        case .failure(.notRegular(let what, _)):
+            throw ImagePrepError(.io, "not a regular file (\(what)); imgprep reads images from regular files only")
+        case .success(let (fd, info)):
+            defer { close(fd) }
+            return try body(fd, Int(info.st_size))
         }
-        return try body(fd, Int(info.st_size))
     }
 
     /// Up to `count` bytes, read straight into the result (no intermediate buffer); fewer at end of file.
@@ -58,17 +56,6 @@ public enum InputFile {
         let n = FileDescriptorIO.read(fd, into: buffer, count: count)
         if n < 0 { throw ioError("cannot read the file") }
         return n
-    }
-
-    private static func describe(_ type: mode_t) -> String {
-        switch type {
-        case S_IFDIR: "a directory"
-        case S_IFCHR: "a character device"
-        case S_IFBLK: "a block device"
-        case S_IFIFO: "a FIFO or pipe"
-        case S_IFSOCK: "a socket"
-        default: "not a plain file"
-        }
     }
 
     private static func ioError(_ what: String) -> ImagePrepError {

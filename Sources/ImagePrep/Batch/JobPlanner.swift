@@ -1,14 +1,15 @@
 /// Names each input's output as the inputs arrive, and refuses what cannot be written, without waiting
 /// for the end of the list:
-/// - the same path named twice (`a.heic ./a.heic`, a file and its directory with -r) is one job;
+/// - the same file named twice (`a.heic ./a.heic $PWD/a.heic`, a file and its directory with -r) for the
+///   same output is one job: paths are compared as the files they lead to (see `PathIdentity`);
 /// - an output claimed by an earlier input of the run goes to that input only (the first claimant wins,
 ///   later ones fail with a line naming it);
 /// - an output may not replace its own input, nor any input the run has seen or sees in the same group
 ///   (a directory's files and an argument list arrive as groups), nor may an input be one that an earlier
 ///   output of the run replaces.
-/// Paths are remembered as 16-byte digests (at most about 150 bytes a file with the dictionaries'
-/// overhead), and only the last few thousand claimants by name, so a list of a million costs about
-/// 150 MB at worst, not the gigabytes its names would.
+/// Paths are remembered as 16-byte digests (at most about 250 bytes a file with the sets' overhead), and
+/// only the last few thousand claimants by name, so a list of a million costs about 250 MB at worst, not
+/// the gigabytes its names would.
 public struct JobPlanner: Sendable {
     public let format: OutputFormat
     public let outputDirectory: String?
@@ -16,10 +17,19 @@ public struct JobPlanner: Sendable {
     public let outputFile: String?
     public let inPlace: Bool
 
-    private var inputs: [PathDigest: Bool] = [:]   // every input seen or announced → planned yet
+    private var inputs = Set<PathDigest>()         // every input seen or announced, as file and as entry
+    private var planned = Set<PathDigest>()        // (input file, output entry) of every job planned
     private var claimed: [PathDigest: Int] = [:]   // output → the claimant's position in the run
     private var recent: [Int: String] = [:]        // position → input path, for the last `recall` claims
-    private var planned = 0
+    private var claims = 0
+    private var identity = PathIdentity()
+    /// The identities of the last group announced, so planning it does not work them out again. Keyed
+    /// by bytes: String equality would take `café` NFC and NFD for one path.
+    private var announced: [[UInt8]: Identities] = [:]
+
+    private struct Identities {
+        var file: PathDigest, entry: PathDigest
+    }
     private static let recall = 4096
 
     public init(format: OutputFormat, outputDirectory: String?, outputFile: String? = nil, inPlace: Bool) {
@@ -32,45 +42,62 @@ public struct JobPlanner: Sendable {
     /// Registers a group of paths before any of them is planned, so an output that would replace one of
     /// them is refused even when its input comes first in the group.
     public mutating func expect(_ group: [InputPath]) {
-        for input in group where inputs[PathDigest(input.path)] == nil { inputs[PathDigest(input.path)] = false }
+        announced.removeAll(keepingCapacity: true)
+        for input in group {
+            let identities = identities(of: input.path)
+            inputs.insert(identities.file)
+            inputs.insert(identities.entry)
+            announced[RawPath.bytes(input.path)] = identities
+        }
     }
 
-    /// The job for `input`, or nil when the same path was planned already (it is one job).
+    private mutating func identities(of path: String) -> Identities {
+        let (file, entry) = identity.fileAndEntry(path)
+        let entryDigest = PathDigest(normalized: entry)
+        return Identities(file: file.utf8.elementsEqual(entry.utf8) ? entryDigest : PathDigest(normalized: file), entry: entryDigest)
+    }
+
+    /// The job for `input`, or nil when the same file was planned already for the same output (it is one job).
     public mutating func job(for input: InputPath) -> BatchJob? {
-        let inputDigest = PathDigest(input.path)
-        guard inputs[inputDigest] != true else { return nil }
-        inputs[inputDigest] = true
+        let identities = announced.removeValue(forKey: RawPath.bytes(input.path)) ?? identities(of: input.path)
+        let (inputFile, inputEntry) = (identities.file, identities.entry)
+        inputs.insert(inputFile)
+        inputs.insert(inputEntry)
         if inPlace {
-            claim(inputDigest, by: input.path)
-            return BatchJob(input: input.path, output: input.path)
+            guard planned.insert(PathDigest(pair: inputFile, inputFile)).inserted else { return nil }
+            claim(inputFile, by: input.path)
+            // A link is kept and its target replaced: the file is what the user meant to compress.
+            let output = PathIdentity.isSymbolicLink(input.path) ? identity.fileAndEntry(input.path).file : input.path
+            return BatchJob(input: input.path, output: output)
         }
         let output = outputFile
             ?? OutputNaming.outputPath(for: input.path, format: format, directory: outputDirectory, relativeTo: input.root)
-        let outputDigest = PathDigest(output)
+        let outputEntry = PathDigest(normalized: identity.entry(output))
+        guard planned.insert(PathDigest(pair: inputFile, outputEntry)).inserted else { return nil }
         func refused(_ reason: String) -> BatchJob {
             BatchJob(input: input.path, output: output, problem: ImagePrepError(.output, reason))
         }
-        if let position = claimed[inputDigest] {
+        if let position = claimed[inputFile] ?? claimed[inputEntry] {
             return refused("\(input.path) was written by this run as the output of \(name(position)); it is not read again")
         }
-        if outputDigest == inputDigest {
+        if outputEntry == inputFile || outputEntry == inputEntry {
             return refused("the output \(output) would replace its own input; use -o DIR (or --in-place with compress)")
         }
-        if let position = claimed[outputDigest] {
+        if let position = claimed[outputEntry] {
             return refused("\(output) is written from \(name(position)) already; rename one or use separate output directories")
         }
-        if inputs[outputDigest] != nil {
+        if inputs.contains(outputEntry) {
             return refused("the output \(output) would replace another input")
         }
-        claim(outputDigest, by: input.path)
+        claim(outputEntry, by: input.path)
         return BatchJob(input: input.path, output: output)
     }
 
     private mutating func claim(_ output: PathDigest, by input: String) {
-        planned += 1
-        claimed[output] = planned
-        recent[planned] = input
-        recent[planned - Self.recall] = nil
+        claims += 1
+        claimed[output] = claims
+        recent[claims] = input
+        recent[claims - Self.recall] = nil
     }
 
     /// An earlier input by name, or by its place in the run when it is too far back to be remembered.
@@ -89,7 +116,22 @@ struct PathDigest: Hashable, Sendable {
     let high: UInt64, low: UInt64
 
     init(_ path: String) {
-        let digest = SHA256.hash(RawPath.bytes(OutputNaming.normalize(path)))
+        self.init(normalized: OutputNaming.normalize(path))
+    }
+
+    /// A path `OutputNaming.normalize` has been through already.
+    init(normalized path: String) {
+        self.init(digest: SHA256.hash(RawPath.bytes(path)))
+    }
+
+    /// Two paths together: a job's input and output.
+    init(pair first: PathDigest, _ second: PathDigest) {
+        self.init(digest: SHA256.hash([first.high, first.low, second.high, second.low].flatMap { value in
+            (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * $0)) }
+        }))
+    }
+
+    private init(digest: [UInt8]) {
         high = digest[0..<8].reduce(0) { $0 << 8 | UInt64($1) }
         low = digest[8..<16].reduce(0) { $0 << 8 | UInt64($1) }
     }

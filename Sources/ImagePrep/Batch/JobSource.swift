@@ -20,10 +20,13 @@ public final class JobSource: Sendable {
     public struct List: Sendable {
         public var descriptor: Int32
         public var nullSeparated: Bool
+        /// How error lines name the list: its path, or "standard input".
+        public var name: String
 
-        public init(descriptor: Int32, nullSeparated: Bool) {
+        public init(descriptor: Int32, nullSeparated: Bool, name: String = "standard input") {
             self.descriptor = descriptor
             self.nullSeparated = nullSeparated
+            self.name = name
         }
     }
 
@@ -36,7 +39,7 @@ public final class JobSource: Sendable {
                 planner: JobPlanner, shard: ShardSpec? = nil) {
         let channel = BoundedChannel<BatchJob>(capacity: 256)
         self.channel = channel
-        let walker = DirectoryWalker(excluding: excluding.map(BatchPlan.canonicalPath))
+        let walker = DirectoryWalker(excluding: excluding.map { RawPath.bytes(BatchPlan.canonicalPath($0)) })
         Thread.detachNewThread { [self] in
             var planner = planner
             func inShard(_ input: InputPath) -> Bool { shard.map { $0.contains(ShardSpec.key(for: input)) } ?? true }
@@ -61,9 +64,14 @@ public final class JobSource: Sendable {
             planner.expect(files(arguments))
             for argument in arguments { Self.expand(argument, recursive: recursive, walker: walker, deliver) }
             if let list {
-                Self.read(list) { paths in
+                let failure = Self.read(list) { paths in
                     planner.expect(files(paths))
                     for path in paths { Self.expand(path, recursive: recursive, walker: walker, deliver) }
+                }
+                // Every shard reads the whole list, so every shard reports a list it could not finish.
+                if let failure {
+                    count.add(1, ordering: .relaxed)
+                    channel.send(BatchJob(input: list.name, output: "", problem: ImagePrepError(.io, failure)))
                 }
             }
             channel.finish()
@@ -104,7 +112,8 @@ public final class JobSource: Sendable {
 
     /// Reads paths as they arrive, one separator-terminated path at a time (the last may lack it),
     /// handing over each read's complete paths together.
-    private static func read(_ list: List, _ deliver: ([String]) -> Void) {
+    /// - Returns: why the list could not be read to its end (an I/O error), or nil.
+    private static func read(_ list: List, _ deliver: ([String]) -> Void) -> String? {
         let separator: UInt8 = list.nullSeparated ? 0 : UInt8(ascii: "\n")
         var pending: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
@@ -113,9 +122,14 @@ public final class JobSource: Sendable {
             if !list.nullSeparated, bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
             return bytes.isEmpty ? nil : RawPath.decode(bytes)
         }
+        var failure: String?
         while true {
-            let count = chunk.withUnsafeMutableBytes { Foundation.read(list.descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
+            let count = chunk.withUnsafeMutableBytes { FileDescriptorIO.read(list.descriptor, into: $0.baseAddress, count: $0.count) }
+            if count < 0 {
+                // The paths read so far are still converted; the rest of the list is lost, and said so.
+                failure = "cannot read the list of paths to its end: \(String(cString: strerror(errno)))"
+                break
+            }
             guard count > 0 else { break }
             pending += chunk[0..<count]
             guard let last = pending.lastIndex(of: separator) else { continue }
@@ -123,27 +137,34 @@ public final class JobSource: Sendable {
             pending.removeSubrange(...last)
         }
         if let final = path(pending[...]) { deliver([final]) }
+        return failure
     }
 }
 
 /// Walks directory trees depth first in name order, handing over each directory's image files (sorted)
 /// before descending into its subdirectories. Skips the excluded directory, directories already seen
 /// (symlink loops), and our own temporary files (`.NAME.imgprep-XXXXXX`) of a run still going on.
+/// Directories are compared as bytes: `café` written NFC and NFD are two folders on Linux, though Swift
+/// strings would call them equal.
 struct DirectoryWalker: Sendable {
-    let excluding: String?
+    /// The canonical path's bytes.
+    let excluding: [UInt8]?
 
     func walk(_ root: String, _ deliver: ([String]) -> Void) {
-        var visited: Set<String> = [BatchPlan.canonicalPath(root)]
+        var visited: Set<[UInt8]> = [RawPath.bytes(BatchPlan.canonicalPath(root))]
         walk(root, visited: &visited, deliver)
     }
 
-    private func walk(_ directory: String, visited: inout Set<String>, _ deliver: ([String]) -> Void) {
+    private func walk(_ directory: String, visited: inout Set<[UInt8]>, _ deliver: ([String]) -> Void) {
         var files: [String] = [], subdirectories: [String] = []
-        for name in (RawPath.names(in: directory) ?? []).sorted() {
+        // By bytes, like `ls` in the C locale: String order would tie names that differ only in normalisation.
+        let names = (RawPath.names(in: directory) ?? []).map { ($0, RawPath.bytes($0)) }
+            .sorted { $0.1.lexicographicallyPrecedes($1.1) }.map(\.0)
+        for name in names {
             let path = directory + "/" + name
             if name.hasPrefix("."), name.contains(".imgprep-") { continue }
             if RawPath.isDirectory(path) {
-                let canonical = BatchPlan.canonicalPath(path)
+                let canonical = RawPath.bytes(BatchPlan.canonicalPath(path))
                 if canonical != excluding && visited.insert(canonical).inserted { subdirectories.append(path) }
             } else if BatchPlan.looksLikeImage(path) {
                 files.append(path)

@@ -45,7 +45,8 @@ public final class OutputReuse: Sendable {
         var keyed = settings
         keyed.threadsPerImage = 1   // threads change the speed, never the bytes
         self.fingerprint = (try? CacheKey.fingerprint(of: keyed)) ?? []
-        self.versions = CodecVersions.all
+        // A cache outlives this build: its entries are filed under the executable's own digest too.
+        self.versions = CodecVersions.all + (cache.map { ["build \(BuildIdentity.digest(rememberedIn: $0.directory))"] } ?? [])
         self.cache = cache
     }
 

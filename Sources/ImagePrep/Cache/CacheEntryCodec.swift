@@ -17,7 +17,8 @@ public struct CacheEntry: Sendable, Equatable {
 /// for an output.
 enum CacheEntryCodec {
     static let magic = Array("IMGPREPC".utf8)
-    static let formatVersion: UInt32 = 1
+    /// 2: the header is the whole prepared result (1 kept a few of its fields).
+    static let formatVersion: UInt32 = 2
     static let prefixSize = 8 + 4 + 32 + 4 + 8
     static let checksumSize = 32
     /// A header is a few hundred bytes; warnings are short sentences.
@@ -65,7 +66,7 @@ enum CacheEntryCodec {
         guard SHA256.hash(file[..<checksumStart]).elementsEqual(file[checksumStart...]) else { return .failure(.checksumMismatch) }
         let headerEnd = prefixSize + Int(headerLength)
         guard let output = try? JSONDecoder().decode(CachedOutput.self, from: Data(file[prefixSize..<headerEnd])),
-              output.width > 0, output.height > 0, output.encodes >= 0 else { return .failure(.unreadableHeader) }
+              output.width > 0, output.height > 0, output.summary.encodes >= 0 else { return .failure(.unreadableHeader) }
         return .success(CacheEntry(bytes: Array(file[headerEnd..<checksumStart]), output: output))
     }
 

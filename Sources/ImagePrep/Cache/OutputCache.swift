@@ -41,6 +41,8 @@ public final class OutputCache: Sendable {
         /// mtimes say (file times come from a coarse clock, so a hit and the next store can tie).
         var hitThisRun = Set<UInt64>()
         var statistics = CacheStatistics()
+        /// The first thing worth a warning (an entry that is not a file, a store that failed).
+        var problem: String?
     }
 
     /// Opens (creating it if needed) the cache in `directory`.
@@ -51,8 +53,26 @@ public final class OutputCache: Sendable {
         clock_gettime(CLOCK_REALTIME, &now)
         now.tv_sec -= 2
         runStart = FileTimestamp(now)
-        try RawPath.createDirectories(self.directory)
+        try Self.checkWritable(self.directory)
         Self.tagAsCache(self.directory)
+    }
+
+    /// Creates the directory if needed and proves it can hold a file: a cache that cannot be written
+    /// (a regular file by that name, a read-only folder or file system, a full disk) is an error before
+    /// any work, not a run that silently caches nothing.
+    static func checkWritable(_ directory: String) throws {
+        if let info = RawPath.status(directory), info.st_mode & S_IFMT != S_IFDIR {
+            throw ImagePrepError(.io, "\(directory) is \(RegularFile.describe(info.st_mode & S_IFMT)), not a directory")
+        }
+        try RawPath.createDirectories(directory)
+        var template = (RawPath.bytes("\(directory)/.probe.imgprep-XXXXXX") + [0]).map { CChar(bitPattern: $0) }
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }  // never empty: the NUL
+        guard fd >= 0 else { throw ImagePrepError(.io, "cannot write in \(directory): \(String(cString: strerror(errno)))") }
+        let written = FileDescriptorIO.writeAll(fd, [0x0A])
+        let code = errno
+        close(fd)
+        _ = template.withUnsafeBufferPointer { unlink($0.baseAddress!) }
+        guard written else { throw ImagePrepError(.io, "cannot write in \(directory): \(String(cString: strerror(code)))") }
     }
 
     /// The cache directory from `--cache DIR` or else `IMGPREP_CACHE`, or nil for no cache.
@@ -66,11 +86,22 @@ public final class OutputCache: Sendable {
     /// entry is removed.
     public func lookup(_ key: CacheKey) -> CacheEntry? {
         let path = entryPath(for: key)
-        let fd = RawPath.withCString(path) { open($0, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
-        guard fd >= 0 else { return miss() }
+        let fd: Int32, info: stat
+        switch RegularFile.open(path, followLinks: false) {
+        case .success(let opened): (fd, info) = opened
+        case .failure(.failed):
+            return miss()
+        case .failure(.notRegular(let what, let type)):
+            // A FIFO, device or link where an entry should be: never read (a FIFO would block for
+            // ever), removed so a good entry can take its place, and said once.
+            if type != S_IFDIR { _ = RawPath.withCString(path) { unlink($0) } }
+            state.withLock { state in
+                state.statistics.damaged += 1
+                if state.problem == nil { state.problem = "the cache entry \(path) is \(what), not a regular file; ignored" }
+            }
+            return miss()
+        }
         defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return miss() }
         // Larger than this cache keeps: stored under a larger limit, not damaged; trimming decides.
         guard info.st_size <= maxSize, let file = Self.readAll(fd, size: Int(info.st_size)) else { return miss() }
         switch CacheEntryCodec.decode(file, key: key) {
@@ -94,7 +125,17 @@ public final class OutputCache: Sendable {
     public func store(_ key: CacheKey, bytes: [UInt8], output: CachedOutput) throws {
         let file = try CacheEntryCodec.encode(key: key, output: output, bytes: bytes)
         guard file.count <= maxSize else { return }
-        try AtomicWriter.write(file, to: entryPath(for: key))
+        do {
+            try AtomicWriter.write(file, to: entryPath(for: key))
+        } catch {
+            // The disk filled up or the folder changed under the run: the output is still written,
+            // only not cached; the run says so once at the end.
+            state.withLock { state in
+                state.statistics.storeFailures += 1
+                if state.problem == nil { state.problem = "cannot store outputs in the cache at \(directory): \(error)" }
+            }
+            throw error
+        }
         let shouldTrim = state.withLock { state -> Bool in
             state.statistics.stored += 1
             state.addedSinceTrim += file.count
@@ -108,6 +149,10 @@ public final class OutputCache: Sendable {
 
     /// What this instance did so far.
     public var statistics: CacheStatistics { state.withLock { $0.statistics } }
+
+    /// The first problem met (an entry that is not a regular file, an output that could not be stored),
+    /// for one warning at the end of the run.
+    public var problem: String? { state.withLock { $0.problem } }
 
     /// Where the entry for `key` lives.
     func entryPath(for key: CacheKey) -> String {
@@ -167,7 +212,7 @@ public final class OutputCache: Sendable {
         let tag = "\(directory)/CACHEDIR.TAG"
         guard RawPath.status(tag) == nil else { return }
         let text = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by imgprep.\n# For information about cache directory tags see https://bford.info/cachedir/\n"
-        try? AtomicWriter.write(Array(text.utf8), to: tag)  // a convenience; a read-only cache works without it
+        try? AtomicWriter.write(Array(text.utf8), to: tag)  // a convenience: the cache works without it
     }
 }
 
@@ -185,6 +230,8 @@ public struct CacheStatistics: Sendable, Equatable, Codable {
     /// Evicted entries this run had used or stored: the limit is smaller than one run's outputs, and
     /// worth a warning that suggests a larger `--cache-max-size`.
     public var evictedFromThisRun = 0
+    /// Outputs that could not be filed (a full disk, a folder made read-only or replaced mid-run).
+    public var storeFailures = 0
 
     public init() {}
 }

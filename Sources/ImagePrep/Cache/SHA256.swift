@@ -54,8 +54,11 @@ public struct SHA256: Sendable {
 
     /// The digest of a whole file, read a megabyte at a time (never all in memory).
     public static func hash(contentsOf path: String) throws -> [UInt8] {
-        let fd = RawPath.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) }
-        guard fd >= 0 else { throw ImagePrepError(.io, "cannot read the file: \(String(cString: strerror(errno)))") }
+        let fd: Int32
+        switch RegularFile.open(path) {
+        case .success(let opened): fd = opened.fd
+        case .failure(let refusal): throw ImagePrepError(.io, "cannot read the file: \(refusal)")
+        }
         defer { close(fd) }
         var hasher = SHA256()
         var chunk = [UInt8](repeating: 0, count: 1 << 20)

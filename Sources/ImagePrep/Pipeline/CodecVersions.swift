@@ -9,6 +9,6 @@ public enum CodecVersions {
     /// Everything that goes into a cache key, in a fixed order.
     public static var all: [String] {
         ["imgprep \(imgprep)"] + LibraryVersions.loaded.filter { $0.name != "libexif" }.map { "\($0.name) \($0.version)" }
-            + ["resize \(cic_resize_uses_avx2() != 0 ? "avx2+fma" : "baseline")"]
+            + DecoderVersions.all + ["resize \(cic_resize_uses_avx2() != 0 ? "avx2+fma" : "baseline")"]
     }
 }

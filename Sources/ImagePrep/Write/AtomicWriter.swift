@@ -6,37 +6,54 @@ public enum AtomicWriter {
     /// - Parameters:
     ///   - permissionsFrom: copy this file's mode (for in-place replacement); otherwise 0644 less the umask.
     ///   - modificationTime: set on the result before it becomes visible (`--preserve-mtime`).
+    ///   - durable: flush the file before the rename and the directory after, so that after a power cut
+    ///     the destination holds either the old bytes or the new ones (an in-place replacement of the
+    ///     user's only copy); outputs that can be made again skip the cost.
     public static func write(_ bytes: [UInt8], to path: String, permissionsFrom: String? = nil,
-                             modificationTime: FileTimestamp? = nil) throws {
+                             modificationTime: FileTimestamp? = nil, durable: Bool = false) throws {
         let (directory, name) = RawPath.split(path)
         let directoryPath = directory.isEmpty ? "." : directory
         try RawPath.createDirectories(directoryPath)
 
-        var template = (RawPath.bytes("\(directoryPath)/.\(name).imgprep-XXXXXX") + [0]).map { CChar(bitPattern: $0) }
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }  // never empty: the NUL
-        guard fd >= 0 else { throw ioError("cannot create a temporary file in \(directoryPath)") }
-        let temporary = RawPath.decode(template.dropLast().map { UInt8(bitPattern: $0) })
+        guard let (fd, temporary) = TemporaryFiles.create(template: "\(directoryPath)/.\(name).imgprep-XXXXXX") else {
+            throw ioError("cannot create a temporary file in \(directoryPath)")
+        }
         var renamed = false
         defer {
             if !renamed { _ = RawPath.withCString(temporary) { unlink($0) } }
+            TemporaryFiles.forget(temporary)
         }
         do {
-            defer { close(fd) }
+            var stillOpen = true
+            defer { if stillOpen { close(fd) } }
             try writeAll(fd, bytes)
             var mode: mode_t = 0o666 & ~processUmask
             if let source = permissionsFrom, let info = RawPath.status(source) {
                 mode = info.st_mode & 0o7777
             }
-            fchmod(fd, mode)
+            guard fchmod(fd, mode) == 0 else { throw ioError("cannot set the permissions of \(path)") }
             if let modificationTime {
                 let time = timespec(tv_sec: modificationTime.seconds, tv_nsec: modificationTime.nanoseconds)
                 var times = [time, time]
-                futimens(fd, &times)
+                guard futimens(fd, &times) == 0 else { throw ioError("cannot set the modification time of \(path)") }
             }
+            if durable { guard fsync(fd) == 0 else { throw ioError("cannot write \(path)") } }
+            stillOpen = false
+            // close reports write errors some file systems (NFS) only find at the end.
+            guard close(fd) == 0 else { throw ioError("cannot write \(path)") }
         }
         let moved = RawPath.withCString(temporary) { from in RawPath.withCString(path) { to in rename(from, to) } }
         guard moved == 0 else { throw ioError("cannot write \(path)") }
         renamed = true
+        if durable { try syncDirectory(directoryPath) }
+    }
+
+    /// fsync(2) on a directory makes a rename in it survive a power cut.
+    private static func syncDirectory(_ directory: String) throws {
+        let fd = RawPath.withCString(directory) { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        guard fd >= 0 else { throw ioError("cannot flush the directory \(directory)") }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw ioError("cannot flush the directory \(directory)") }
     }
 
     private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws {

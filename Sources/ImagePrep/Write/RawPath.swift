@@ -63,6 +63,8 @@ public enum RawPath {
 
     /// The path's bytes for the file system.
     public static func bytes(_ path: String) -> [UInt8] {
+        // Escapes (U+10FF80...U+10FFFF) start with the byte F4 in UTF-8; without one the text is the bytes.
+        if !path.utf8.contains(0xF4) { return Array(path.utf8) }
         var out: [UInt8] = []
         out.reserveCapacity(path.utf8.count)
         for scalar in path.unicodeScalars {
@@ -89,22 +91,6 @@ public enum RawPath {
 
     public static func isDirectory(_ path: String) -> Bool {
         status(path).map { $0.st_mode & S_IFMT == S_IFDIR } ?? false
-    }
-
-    /// The whole file, whatever it is (a list of paths may come from a pipe): for lists the user gives.
-    /// Images are read with InputFile, which refuses devices and oversized files.
-    public static func read(_ path: String) throws -> [UInt8] {
-        let fd = withCString(path) { open($0, O_RDONLY | O_CLOEXEC) }
-        guard fd >= 0 else { throw ImagePrepError(.io, "cannot read the file: \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        var result = [UInt8]()
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { FileDescriptorIO.read(fd, into: $0.baseAddress, count: $0.count) }
-            if n < 0 { throw ImagePrepError(.io, "cannot read the file: \(String(cString: strerror(errno)))") }
-            if n == 0 { return result }
-            result += chunk[0..<n]
-        }
     }
 
     /// The names in a directory (not `.` and `..`), or nil when it cannot be listed.

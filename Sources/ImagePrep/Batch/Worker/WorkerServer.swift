@@ -14,8 +14,7 @@ public enum WorkerServer {
         if null >= 0 { dup2(null, STDIN_FILENO); close(null) }
         dup2(STDERR_FILENO, STDOUT_FILENO)
         // The parent alone decides about interruptions: it kills workers when the batch stops.
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
+        for interruption in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] { signal(interruption, SIG_IGN) }
         // A parent that died leaves a closed pipe: the write fails and the worker exits.
         signal(SIGPIPE, SIG_IGN)
         FileConverter.tuneAllocator()
