@@ -6,6 +6,8 @@ public enum SniffedFormat: Sendable, Equatable {
     case png
     /// RIFF with form type WEBP: lossy (VP8), lossless (VP8L) or extended (VP8X: alpha, metadata, animation).
     case webp
+    /// GIF87a or GIF89a: a still picture or an animation.
+    case gif
 
     /// How messages name it: "a HEIF image", "a JPEG image".
     public var name: String {
@@ -15,6 +17,7 @@ public enum SniffedFormat: Sendable, Equatable {
         case .jpeg: "a JPEG image"
         case .png: "a PNG image"
         case .webp: "a WebP image"
+        case .gif: "a GIF image"
         }
     }
 }
@@ -37,6 +40,7 @@ public enum FormatSniffer {
         if bytes.count >= 12, bytes.starts(with: Array("RIFF".utf8)), bytes[8..<12].elementsEqual("WEBP".utf8) {
             return .success(.webp)
         }
+        if GIFStructure.signatures.contains(where: { bytes.starts(with: $0) }) { return .success(.gif) }
         if let ftyp = FileTypeBox(bytes) {
             let brands = [ftyp.major] + ftyp.compatible
             if brands.contains("mif3") && !brands.contains(where: { heifBrands.contains($0) && $0 != "mif3" }) {
