@@ -7,6 +7,7 @@ enum HostileGIF {
         var left = 0, top = 0, width: Int, height: Int
         /// Palette indices 0-3, row by row; fewer than width x height makes data that ends early.
         var pixels: [UInt8]
+        /// A local palette of 2, 4, 8... entries.
         var palette: [[UInt8]]? = nil
         var delay = 10
     }
@@ -23,7 +24,8 @@ enum HostileGIF {
             out += [0x21, 0xF9, 4, 0] + le16(frame.delay) + [0, 0]
             out += [0x2C] + le16(frame.left) + le16(frame.top) + le16(frame.width) + le16(frame.height)
             if let palette = frame.palette {
-                out += [0x81] + palette.flatMap { $0 }
+                // The size field n means 2^(n+1) entries.
+                out += [0x80 | UInt8(max(0, palette.count.trailingZeroBitCount - 1))] + palette.flatMap { $0 }
             } else {
                 out += [0]
             }
