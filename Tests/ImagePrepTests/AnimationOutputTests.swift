@@ -80,6 +80,16 @@ struct AnimationOutputTests {
         #expect((info.width, info.height, info.frames, info.loopCount, info.duration) == (48, 32, 2, 0, 200))
     }
 
+    @Test func animatedWebPWithinBudgetIsLeftByteForByte() throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let source = TestSupport.fixtures.appendingPathComponent("webp/animated.webp").path
+        let run = try TestSupport.imgprep(["compress", "--to", "webp", "--max-bytes", "100KB", "--json", source, "-o", dir.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("\"unchanged\":true"), "\(run.stdout)")
+        #expect(try TestSupport.bytes(dir.appendingPathComponent("animated.webp").path) == TestSupport.bytes(source))
+    }
+
     @Test func maxDimensionResizesEveryFrame() throws {
         let dir = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

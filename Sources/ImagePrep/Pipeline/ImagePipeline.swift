@@ -87,12 +87,12 @@ public enum ImagePipeline {
         return converted
     }
 
-    /// A still WebP written as WebP, within budget, that needs no resize, rotation or metadata change is
-    /// left as it is: re-encoding would only lose quality. (JPEG inputs have JPEGInput.)
+    /// A WebP (still or animated) written as WebP, within budget, that needs no resize, rotation or
+    /// metadata change is left as it is: re-encoding would only lose quality. (JPEG inputs have JPEGInput.)
     static func passThroughWebP(_ file: [UInt8], settings: ConversionSettings) throws -> PreparedImage? {
         guard let budget = settings.budget, file.count <= budget.maxBytes else { return nil }
         let webp = try WebPContainer(file)
-        guard webp.kind != .animated, webp.warnings.isEmpty else { return nil }
+        guard webp.warnings.isEmpty else { return nil }
         if let maxDimension = settings.maxDimension, max(webp.width, webp.height) > maxDimension { return nil }
         if let exif = webp.metadata.exif, let orientation = Exif.orientation(in: exif), orientation != 1 { return nil }
         if JPEGInput.metadataMustChange(webp.metadata, settings: settings) { return nil }

@@ -70,7 +70,6 @@ public enum FormatSniffer {
             return "looks like a QuickTime movie"
         }
         if starts("RIFF") { return "looks like a RIFF file (WAV or AVI), not WebP" }
-        if starts("GIF87a") || starts("GIF89a") { return "looks like a GIF image" }
         if starts("II*\0") || starts("MM\0*") { return "looks like a TIFF image" }
         if starts("BM") && bytes.count > 14 { return "looks like a BMP image" }
         if starts("%PDF") { return "looks like a PDF document" }
