@@ -24,6 +24,10 @@ import Testing
         #expect(HeaderProbe.header(of: bytes, format: .gif) == ImageHeader(width: 40, height: 30, hasAlpha: false, frames: 1))
         let disposal = try TestSupport.bytes("\(Self.gif)/disposal.gif")
         #expect(HeaderProbe.header(of: disposal, format: .gif) == ImageHeader(width: 48, height: 32, hasAlpha: true, frames: 5))
+        // Animated WebP too: every frame's canvas counts for --max-pixels and the batch's memory estimates.
+        let webp = try TestSupport.bytes(TestSupport.fixtures.appendingPathComponent("webp/animated.webp").path)
+        #expect(HeaderProbe.header(of: webp, format: .webp)?.frames == 2)
+        #expect(try WebPDecoder().header(of: webp).pixelCount == 48 * 32 * 2)
     }
 
     @Test func stillGIFBecomesALosslessPNG() throws {

@@ -113,7 +113,7 @@ struct GIFStructure {
         var raw: [UInt8] = []
         for block in blocks { raw.append(UInt8(block.count)); raw += block }
         guard let start = raw.firstRange(of: Array("<?xpacket begin".utf8))?.lowerBound ?? raw.firstIndex(of: UInt8(ascii: "<")),
-              let end = raw.lastRange(of: Array("<?xpacket end".utf8)),
+              let end = raw.lastRange(of: Array("<?xpacket end".utf8)), end.lowerBound > start,
               let close = raw[end.upperBound...].firstRange(of: Array("?>".utf8)) else { return nil }
         return Array(raw[start..<close.upperBound])
     }
