@@ -44,7 +44,7 @@ public struct AnimationSummary: Sendable, Codable, Equatable {
     /// The GIF logical screen or the WebP canvas every frame is drawn on.
     public var screen: PixelSize
 
-    /// "12 frames, 1.20 s, plays forever on a 320x240 screen".
+    /// "12 frames, 1.20 s, plays forever, logical screen 320x240".
     public var summary: String {
         let seconds = String(format: "%.2f", Double(totalDuration) / 1000)
         let loops = plays == 0 ? "plays forever" : "plays \(plays == 1 ? "once" : "\(plays) times")"

@@ -32,7 +32,9 @@ public struct WebPDecoder: ImageDecoding {
             let first = try Self.frames(of: container, threads: options.threads, all: false).frames[0]
             content = .rgb(first.canvas.droppingOpaqueAlpha())
             let dropped = container.frameCount - 1
-            warnings.append("an animated WebP (\(container.frameCount) frames): converted the first frame; \(dropped) frame\(dropped == 1 ? "" : "s") dropped")
+            if dropped > 0 {
+                warnings.append("an animated WebP (\(container.frameCount) frames): converted the first frame; \(dropped) frame\(dropped == 1 ? "" : "s") dropped")
+            }
         } else {
             content = .rgb(try Self.still(container, threads: options.threads))
         }
