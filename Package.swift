@@ -17,6 +17,10 @@ let package = Package(
         .systemLibrary(
             name: "CWebP", path: "Sources/CWebP", pkgConfig: "libwebpmux",
             providers: [.apt(["libwebp-dev"])]),
+        // giflib has no pkg-config file on Debian 12; the module map links -lgif itself.
+        .systemLibrary(
+            name: "CGif", path: "Sources/CGif",
+            providers: [.apt(["libgif-dev"])]),
         .systemLibrary(
             name: "CLCMS", path: "Sources/CLCMS", pkgConfig: "lcms2",
             providers: [.apt(["liblcms2-dev"])]),
@@ -28,7 +32,7 @@ let package = Package(
             cSettings: [.unsafeFlags(["-I/usr/include/libpng16"])],
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("turbojpeg")]),
         .target(
-            name: "ImagePrep", dependencies: ["CHeif", "CExif", "CWebP", "CLCMS", "CImageCodecs"],
+            name: "ImagePrep", dependencies: ["CHeif", "CExif", "CWebP", "CGif", "CLCMS", "CImageCodecs"],
             path: "Sources/ImagePrep"),
         .executableTarget(name: "imgprep", dependencies: ["ImagePrep"], path: "Sources/imgprep"),
         .testTarget(

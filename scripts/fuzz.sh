@@ -19,10 +19,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 seconds=${FUZZ_SECONDS:-60}
-targets=${FUZZ_TARGETS:-"sniff isobmff exif xmp jpeg-markers info pipeline"}
+targets=${FUZZ_TARGETS:-"sniff isobmff exif xmp jpeg-markers info gif pipeline"}
 build=$root/.build/fuzz
 # The system libraries imgprep links (as Package.swift does), by pkg-config name.
 packages="libheif libexif libpng libjpeg libturbojpeg libwebpmux libwebpdemux libwebp lcms2"
+# giflib has no pkg-config file on Debian 12 (Sources/CGif's module map links it the same way).
+giflib=-lgif
 
 swiftc=${SWIFTC:-$(command -v swiftc || echo /opt/swift/usr/bin/swiftc)}
 clang=$(dirname "$swiftc")/clang   # the toolchain's clang has the libFuzzer and ASan runtimes
@@ -51,7 +53,7 @@ for source in Sources/CImageCodecs/*.c; do
   "$clang" -fsanitize=fuzzer-no-link,address -O1 -g -fPIC -I Sources/CImageCodecs/include \
     $(pkg-config --cflags $packages) -c "$source" -o "$build/obj/$(basename "$source" .c).o"
 done
-modules=(-I Sources/CHeif -I Sources/CExif -I Sources/CWebP -I Sources/CLCMS -I "$build/include"
+modules=(-I Sources/CHeif -I Sources/CExif -I Sources/CWebP -I Sources/CGif -I Sources/CLCMS -I "$build/include"
   $(pkg-config --cflags-only-I libheif libexif libwebpmux lcms2 | sed 's/-I/-Xcc -I/g'))
 mapfile -t library < <(find Sources/ImagePrep -name '*.swift' | sort)
 "$swiftc" -module-name ImagePrep -parse-as-library -enable-testing -O -g -sanitize=fuzzer,address -wmo \
@@ -60,7 +62,7 @@ mapfile -t library < <(find Sources/ImagePrep -name '*.swift' | sort)
 # ld.gold warns about the sanitizer runtimes' symbol versions; harmless, so only errors are shown.
 "$swiftc" -module-name ImagePrepFuzz -parse-as-library -O -g -sanitize=fuzzer,address \
   "${modules[@]}" -I "$build" Fuzz/Harness.swift Tests/ImagePrepTests/FuzzTargets.swift "$build"/obj/*.o \
-  $(pkg-config --libs $packages) -o "$build/imgprep-fuzz" 2> >(grep -v 'warning' >&2)
+  $(pkg-config --libs $packages) $giflib -o "$build/imgprep-fuzz" 2> >(grep -v 'warning' >&2)
 fi
 
 # ---- Seeds -----------------------------------------------------------------------------------
@@ -72,7 +74,7 @@ copy_seeds() {   # copies files of at most $1 bytes found under the remaining ar
   find "$@" -type f -size -"$limit"c -not -name '*.md' -not -name '*.tsv' 2>/dev/null |
     while IFS= read -r file; do cp "$file" "$build/seeds/files/$(echo "$file" | tr '/' '_')"; done
 }
-copy_seeds 4000000 Tests/Fixtures/heic Tests/Fixtures/webp Tests/Fixtures/bad ${corpus:+"$corpus"}
+copy_seeds 4000000 Tests/Fixtures/heic Tests/Fixtures/webp Tests/Fixtures/gif Tests/Fixtures/bad ${corpus:+"$corpus"}
 if command -v exiftool >/dev/null; then   # one run each: -w writes a file per input that has the block
   exiftool -q -q -b -exif -w! "$build/seeds/exif/%f.%e.tiff" "$build/seeds/files" >/dev/null 2>&1 || true
   exiftool -q -q -b -xmp -w! "$build/seeds/xmp/%f.%e.xmp" "$build/seeds/files" >/dev/null 2>&1 || true

@@ -23,6 +23,8 @@
 #   orientation-6.webp  stored 240x160, EXIF Orientation 6 (turned 90° clockwise to view).
 #   lossless-alpha.webp  64x64 lossless (VP8L) with alpha, the alpha.png drawing.
 #   animated.webp     48x32, two frames: red, then blue.
+# Tests/Fixtures/gif/ (written byte by byte by scripts/make-gif-fixtures.py, which lists them: stills, every
+#   disposal method, offsets, local palettes, transparency, interlacing, loop counts, a comment and XMP).
 # Tests/Fixtures/bad/ (error paths):
 #   not-heif.heic     ftyp with major brand 'qt  ' and a few more box bytes: a QuickTime file, not HEIF.
 #   truncated.heic    first half of gps-p3.heic (meta box intact, mdat cut short).
@@ -30,7 +32,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-for tool in convert heif-enc heif-info exiftool perl cwebp img2webp webpmux; do
+for tool in convert heif-enc heif-info exiftool perl cwebp img2webp webpmux python3; do
   command -v "$tool" >/dev/null || { echo "make-fixtures: $tool not found (run: make deps)" >&2; exit 1; }
 done
 good=Tests/Fixtures/heic bad=Tests/Fixtures/bad webp=Tests/Fixtures/webp
@@ -128,6 +130,10 @@ head -c $(($(wc -c <"$tmp/gps-p3.heic") / 2)) "$tmp/gps-p3.heic" >"$tmp/truncate
 for f in gps-p3 orientation-6 alpha 10bit 10bit-p3 gray; do mv "$tmp/$f.heic" "$good/"; done
 mv "$tmp/not-heif.heic" "$tmp/truncated.heic" "$tmp/truncated.webp" "$bad/"
 for f in exif-icc orientation-6 lossless-alpha animated; do mv "$tmp/$f.webp" "$webp/"; done
+
+# GIF: every record chosen by hand (Python's standard library only).
+mkdir -p Tests/Fixtures/gif
+python3 scripts/make-gif-fixtures.py Tests/Fixtures/gif
 
 # Report, and refuse fixtures too big to commit.
 for f in "$webp"/*.webp "$bad"/truncated.webp; do

@@ -3,7 +3,7 @@ import ImagePrep
 struct ConvertCommand: Command {
     static let spec = CommandSpec(
         name: "convert",
-        abstract: "convert HEIC/HEIF/AVIF, JPEG, PNG and WebP to upright JPEG, PNG, WebP, AVIF or HEIC with metadata intact",
+        abstract: "convert HEIC/HEIF/AVIF, JPEG, PNG, WebP and GIF to upright JPEG, PNG, WebP, AVIF or HEIC with metadata intact (animations stay animated in WebP)",
         usage: "imgprep convert [options] FILE... | DIR... -r",
         options: [
             .value("to", nil, "FORMAT", "output format: jpeg, png, webp, avif or heic", default: "jpeg"),

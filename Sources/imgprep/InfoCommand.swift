@@ -67,6 +67,7 @@ struct InfoCommand: Command {
         add("xmp", d.xmpBytes > 0 ? "\(d.xmpBytes) bytes" : "none")
         add("iptc", d.iptcBytes > 0 ? "\(d.iptcBytes) bytes" : "none")
         for comment in d.comments { add("comment", comment.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        if let animation = d.animation { add("animation", animation.summary) }
         if !d.contents.isEmpty {
             add("contents", d.contents[0])
             for line in d.contents.dropFirst() { lines.append(String(repeating: " ", count: 16) + line) }
@@ -91,6 +92,8 @@ struct InfoCommand: Command {
             "exif": Dictionary(d.exifFields.map { ($0.label, $0.value) }, uniquingKeysWith: { first, _ in first }),
             "xmp_bytes": d.xmpBytes, "iptc_bytes": d.iptcBytes, "comments": d.comments,
             "contents": d.contents, "notes": d.notes,
+            "animation": d.animation.map { ["frames": $0.frames, "duration_ms": $0.totalDuration, "plays": $0.plays,
+                                            "screen_width": $0.screen.width, "screen_height": $0.screen.height] as [String: Any] } ?? null,
         ])
     }
 }

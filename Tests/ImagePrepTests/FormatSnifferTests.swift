@@ -19,6 +19,7 @@ private func ftyp(_ major: String, _ compatible: [String]) -> [UInt8] {
         #expect(try FormatSniffer.sniff([0xFF, 0xD8, 0xFF, 0xE0, 0, 0]).get() == .jpeg)
         #expect(try FormatSniffer.sniff([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0]).get() == .png)
         #expect(try FormatSniffer.sniff(Array("RIFF\u{0}\u{0}\u{0}\u{0}WEBPVP8 ".utf8)).get() == .webp)
+        #expect(try FormatSniffer.sniff(Array("GIF89a....".utf8)).get() == .gif)
     }
 
     @Test(arguments: [
@@ -26,7 +27,7 @@ private func ftyp(_ major: String, _ compatible: [String]) -> [UInt8] {
         (ftyp("isom", ["isom", "mp41"]), "MP4"),
         (Array("RIFF\u{24}\u{0}\u{0}\u{0}WAVEfmt ".utf8), "RIFF file"),
         (Array("<!DOCTYPE html><html>".utf8), "HTML"),
-        (Array("GIF89a....".utf8), "GIF"),
+        (Array("II*\u{0}\u{8}\u{0}\u{0}\u{0}".utf8), "TIFF"),
         ([UInt8](), "empty"),
         ([0x00, 0x01, 0xFE, 0x80, 0x22], "unrecognised"),
     ])

@@ -6,7 +6,7 @@
 /// A target never throws: errors are the expected outcome for most inputs. `precondition`s state
 /// promises the code makes, so the fuzzer reports a broken promise like a crash.
 enum FuzzTarget: String, CaseIterable, Sendable {
-    case sniff, isobmff, exif, xmp, jpegMarkers = "jpeg-markers", info, pipeline
+    case sniff, isobmff, exif, xmp, jpegMarkers = "jpeg-markers", info, gif, pipeline
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -16,6 +16,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .xmp: Self.xmp(bytes)
         case .jpegMarkers: Self.jpegMarkers(bytes)
         case .info: _ = try? ImageInspector.inspect(bytes)
+        case .gif: Self.gif(bytes)
         case .pipeline: Self.pipeline(bytes)
         }
     }
@@ -86,6 +87,26 @@ enum FuzzTarget: String, CaseIterable, Sendable {
                 precondition(!IPTC.hasLocation(stripped), "location survived --strip-location in IPTC")
             }
         }
+    }
+
+    /// The GIF record walk, giflib's decoding and compositing, and the animation written as WebP and read
+    /// back: what the headers promise (size, frames, the pixel cap) is what comes out.
+    private static func gif(_ bytes: [UInt8]) {
+        let probed = HeaderProbe.gif(bytes)
+        let options = DecodeOptions(maxPixels: 1 << 18, keepsAnimation: true)
+        guard let decoded = try? GIFDecoder().decode(bytes, options: options) else { return }
+        guard let header = probed else { preconditionFailure("decoded a GIF whose header the probe cannot read") }
+        precondition(header.pixelCount <= options.maxPixels, "decoded a GIF over the pixel cap")
+        precondition((decoded.content.width, decoded.content.height) == (header.width, header.height), "decoded size differs from the header")
+        if case .animation(let animation) = decoded.content {
+            precondition(animation.frames.count == header.frames, "frame count differs from the header")
+            precondition(animation.frames.allSatisfy { $0.duration >= 20 }, "a frame shorter than browsers play it")
+        } else {
+            precondition(header.frames == 1, "an animated GIF decoded as a still picture")
+        }
+        guard let webp = try? WebPEncoder(lossless: bytes.count % 2 == 0).encode(decoded.content, quality: 50, metadata: decoded.metadata),
+              let back = try? WebPDecoder().decode(webp, options: options) else { return }
+        precondition((back.content.width, back.content.height) == (header.width, header.height), "the WebP written has another size")
     }
 
     /// Small pictures only (a quarter megapixel), so each input takes milliseconds; the input's length

@@ -5,12 +5,15 @@ public enum DecodedPixels: Sendable {
     case rgbPlanes(RGBPlanes)
     /// A 4:2:0 JPEG's own planes, for re-encoding without colour conversion.
     case ycbcr420(YCbCr420Image)
+    /// Every frame of an animation, composited (only for encoders that keep animations).
+    case animation(Animation)
 
     public var width: Int {
         switch self {
         case .rgb(let image): image.width
         case .rgbPlanes(let image): image.width
         case .ycbcr420(let image): image.width
+        case .animation(let animation): animation.width
         }
     }
 
@@ -19,15 +22,17 @@ public enum DecodedPixels: Sendable {
         case .rgb(let image): image.height
         case .rgbPlanes(let image): image.height
         case .ycbcr420(let image): image.height
+        case .animation(let animation): animation.height
         }
     }
 
-    /// Interleaved RGB(A) pixels, converting planes if need be.
+    /// Interleaved RGB(A) pixels, converting planes if need be (an animation's first frame).
     public func rgb() -> PixelBuffer {
         switch self {
         case .rgb(let image): image
         case .rgbPlanes(let image): image.rgb()
         case .ycbcr420(let image): image.rgb()
+        case .animation(let animation): animation.frames[0].canvas
         }
     }
 }

@@ -13,14 +13,18 @@ public struct DecodeOptions: Sendable, Equatable {
     /// Samples deeper than 8 bits are converted to sRGB before they are reduced to 8 bits (and the
     /// decoder says so in `DecodedImage.isSRGB`); 8-bit pictures are converted later, after resizing.
     public var convertsToSRGB: Bool
+    /// Hand back every frame of an animation (`DecodedPixels.animation`); otherwise the first frame only,
+    /// with a warning that says how many were dropped.
+    public var keepsAnimation: Bool
 
     public init(maxPixels: Int, threads: Int = 1, shrinkingTo: Int? = nil, keepsYCbCr420: Bool = false,
-                convertsToSRGB: Bool = false) {
+                convertsToSRGB: Bool = false, keepsAnimation: Bool = false) {
         self.maxPixels = maxPixels
         self.threads = threads
         self.shrinkingTo = shrinkingTo
         self.keepsYCbCr420 = keepsYCbCr420
         self.convertsToSRGB = convertsToSRGB
+        self.keepsAnimation = keepsAnimation
     }
 }
 
@@ -32,14 +36,22 @@ public struct ImageHeader: Sendable, Equatable {
     public var height: Int
     /// Whether the picture has an alpha channel, where the header says (false when it does not tell).
     public var hasAlpha: Bool
+    /// Frames of an animation (1 for a still picture): each is a whole canvas once composited.
+    public var frames: Int
 
-    public init(width: Int, height: Int, hasAlpha: Bool = false) {
+    public init(width: Int, height: Int, hasAlpha: Bool = false, frames: Int = 1) {
         self.width = width
         self.height = height
         self.hasAlpha = hasAlpha
+        self.frames = frames
     }
 
-    public var pixelCount: Int { width.multipliedReportingOverflow(by: height).overflow ? .max : width * height }
+    /// Pixels of every frame's canvas: what `--max-pixels` limits and memory estimates scale with.
+    public var pixelCount: Int {
+        let area = width.multipliedReportingOverflow(by: height)
+        let all = area.partialValue.multipliedReportingOverflow(by: max(frames, 1))
+        return area.overflow || all.overflow ? .max : all.partialValue
+    }
 }
 
 /// Reads one file format into pixels plus metadata. Chosen by `DecoderRegistry` from the sniffed
@@ -54,8 +66,9 @@ extension ImageDecoding {
     /// Refuses a picture over the pixel cap before decoding (decompression bombs).
     func checkPixelCap(_ header: ImageHeader, options: DecodeOptions) throws {
         guard header.pixelCount > options.maxPixels else { return }
+        let frames = header.frames > 1 ? " x \(header.frames) frames" : ""
         throw ImagePrepError(.tooLarge,
-            "\(header.width)x\(header.height) is over the --max-pixels limit of \(options.maxPixels) pixels")
+            "\(header.width)x\(header.height)\(frames) is over the --max-pixels limit of \(options.maxPixels) pixels")
     }
 }
 
@@ -67,6 +80,7 @@ public enum DecoderRegistry {
         case .jpeg: JPEGDecoder()
         case .png: PNGDecoder()
         case .webp: WebPDecoder()
+        case .gif: GIFDecoder()
         }
     }
 }

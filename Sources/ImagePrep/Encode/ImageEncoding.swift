@@ -6,6 +6,9 @@ public protocol ImageEncoding: Sendable {
     var isLossy: Bool { get }
     /// Whether alpha survives; when it does not, the pipeline flattens onto the background first.
     var keepsAlpha: Bool { get }
+    /// Whether every frame of an animation is written (`DecodedPixels.animation`); otherwise the decoder
+    /// hands back the first frame only.
+    var keepsAnimation: Bool { get }
     /// Whether a 4:2:0 JPEG's own Y'CbCr planes can be encoded as they are (no colour conversion).
     var takesYCbCr420: Bool { get }
     /// The largest EXIF and XMP blocks the format can carry.
@@ -40,6 +43,7 @@ extension ImageEncoding {
     public var alternative: (any ImageEncoding)? { nil }
     public func meanSquaredError(of encoded: [UInt8], from picture: DecodedPixels) -> Double? { nil }
     public var runsTrialsSideBySide: Bool { false }
+    public var keepsAnimation: Bool { false }
     /// libjpeg and libpng work a few rows at a time.
     public var workingBytesPerPixel: Int { 0 }
 }

@@ -17,6 +17,8 @@ struct ProbeMosaic {
     /// of a 1 MP photo were 20% off), and more than a quarter of a small picture costs too much (its few
     /// probe encodes then cost about one encode of the picture, and save two).
     init?(_ source: DecodedPixels) {
+        // An animation's bytes depend on how its frames differ, which crops of one frame cannot tell.
+        if case .animation = source { return nil }
         let (width, height, tile) = (source.width, source.height, Self.tile)
         // One crop per 4x4 crops' worth of picture, at least three each way.
         let columns = max(3, Int((Double(width) / Double(4 * tile)).rounded()))
@@ -72,6 +74,8 @@ struct ProbeMosaic {
                 gather(image.cr, bytesPerPixel: 1, scale: 2, into: storage.pointer + lumaCount + chromaCount)
             }
             picture = .ycbcr420(YCbCr420Image(packed: storage.pointer, width: mosaicWidth, height: mosaicHeight, owner: storage))
+        case .animation:
+            return nil
         }
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import CHeif
 import CImageCodecs
 
@@ -29,6 +30,26 @@ public struct ImageDescription: Sendable, Codable {
     /// One line per thing inside a HEIF file: images, thumbnails, auxiliary images, references.
     public var contents: [String] = []
     public var notes: [String] = []
+    /// Frames, timing and loops of an animated GIF or WebP (nil for a still picture).
+    public var animation: AnimationSummary?
+}
+
+/// What `info` tells of an animation.
+public struct AnimationSummary: Sendable, Codable, Equatable {
+    public var frames: Int
+    /// Milliseconds, as played (GIF delays of 0 and 10 ms count as 100 ms, as browsers play them).
+    public var totalDuration: Int
+    /// Times the whole plays: 0 forever.
+    public var plays: Int
+    /// The GIF logical screen or the WebP canvas every frame is drawn on.
+    public var screen: PixelSize
+
+    /// "12 frames, 1.20 s, plays forever, logical screen 320x240".
+    public var summary: String {
+        let seconds = String(format: "%.2f", Double(totalDuration) / 1000)
+        let loops = plays == 0 ? "plays forever" : "plays \(plays == 1 ? "once" : "\(plays) times")"
+        return "\(frames) frames, \(seconds) s, \(loops), logical screen \(screen.width)x\(screen.height)"
+    }
 }
 
 /// A width and a height in pixels.
@@ -67,11 +88,32 @@ public enum ImageInspector {
             var description = describe(webp.metadata, format: "WebP (\(webp.kind.rawValue))", width: webp.width, height: webp.height)
             description.hasAlpha = webp.hasAlpha
             if webp.kind == .animated {
-                description.contents = ["\(webp.frameCount) frame\(webp.frameCount == 1 ? "" : "s") (the first is converted)"]
+                description.contents = ["\(webp.frameCount) frame\(webp.frameCount == 1 ? "" : "s") (kept in WebP output; the first is converted to other formats)"]
+                description.animation = AnimationSummary(frames: webp.frameCount, totalDuration: webp.totalDuration,
+                                                         plays: webp.loopCount, screen: PixelSize(width: webp.width, height: webp.height))
             }
             description.notes += webp.warnings
             return description
+        case .gif:
+            return try inspectGIF(file)
         }
+    }
+
+    /// From the records alone: no frame is decoded.
+    private static func inspectGIF(_ file: [UInt8]) throws -> ImageDescription {
+        let gif = try GIFDecoder.structure(of: file)
+        let metadata = ImageMetadata(xmp: gif.xmp, icc: gif.icc, comments: gif.comments)
+        let animated = gif.frameCount > 1
+        var description = describe(metadata, format: animated ? "GIF (animated)" : "GIF", width: gif.canvas.width, height: gif.canvas.height)
+        description.hasAlpha = gif.header.hasAlpha
+        if animated {
+            description.animation = AnimationSummary(frames: gif.frameCount, totalDuration: gif.playedDuration,
+                                                     plays: GIFDecoder.webpLoopCount(gif.loopCount),
+                                                     screen: PixelSize(width: gif.screenWidth, height: gif.screenHeight))
+            description.contents = ["\(gif.frameCount) frames (kept in WebP output; the first is converted to other formats)"]
+        }
+        if gif.endsEarly { description.notes.append("the records are damaged or cut short after frame \(gif.frameCount)") }
+        return description
     }
 
     /// From the chunks alone: a PNG's picture data is never inflated to learn its size.

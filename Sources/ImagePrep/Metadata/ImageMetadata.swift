@@ -61,7 +61,7 @@ public enum MetadataBlock: String, Sendable, CaseIterable {
         case .xmp: "XMP packet"
         case .icc: "ICC profile"
         case .iptc: "IPTC data (Photoshop APP13 resources)"
-        case .comment: "JPEG comments"
+        case .comment: "comments"
         }
     }
 }

@@ -95,6 +95,7 @@ extension DecodedPixels {
     func oriented(_ orientation: ExifOrientation) -> DecodedPixels {
         if orientation == .up { return self }
         if case .ycbcr420(let image) = self, let turned = image.oriented(orientation) { return .ycbcr420(turned) }
+        if case .animation(let animation) = self { return .animation(animation.mapFrames { ImagePrep.oriented($0, orientation) }) }
         return .rgb(ImagePrep.oriented(rgb(), orientation))
     }
 }

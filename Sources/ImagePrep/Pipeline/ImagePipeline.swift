@@ -25,7 +25,7 @@ public enum ImagePipeline {
         // The long edge to shrink to, from the full-size picture so shrink-on-load does not change the rounding.
         let shrinkingTo = settings.maxDimension.flatMap { max(stored.width, stored.height) > $0 ? $0 : nil }
         var options = DecodeOptions(maxPixels: settings.maxPixels, threads: settings.threadsPerImage, shrinkingTo: shrinkingTo,
-                                    convertsToSRGB: settings.color == .srgb)
+                                    convertsToSRGB: settings.color == .srgb, keepsAnimation: plain.keepsAnimation)
         // A picture re-encoded at its own size and colours may stay in the source's own Y'CbCr planes.
         options.keepsYCbCr420 = shrinkingTo == nil && plain.takesYCbCr420 && settings.color == .keep
         var decoded = try decoder.decode(file, options: options)
@@ -71,7 +71,12 @@ public enum ImagePipeline {
     /// the decoder), and the compact sRGB profile in place of the source's (none with --strip-metadata).
     static func toSRGB(_ picture: DecodedPixels, decoded: inout DecodedImage, settings: ConversionSettings) -> DecodedPixels {
         var converted = picture
-        if !decoded.isSRGB {
+        if !decoded.isSRGB, case .animation(let animation) = picture {
+            if let transform = SRGBConversion.transform(for: decoded.metadata.icc, bytesPerSample: 1, stride: 4,
+                                                        warnings: &decoded.warnings) {
+                converted = .animation(animation.mapFrames { SRGBConversion.converted($0, with: transform, threads: settings.threadsPerImage) })
+            }
+        } else if !decoded.isSRGB {
             let image = picture.rgb()
             if let transform = SRGBConversion.transform(for: decoded.metadata.icc, bytesPerSample: 1, stride: image.channels,
                                                         warnings: &decoded.warnings) {
@@ -82,12 +87,12 @@ public enum ImagePipeline {
         return converted
     }
 
-    /// A still WebP written as WebP, within budget, that needs no resize, rotation or metadata change is
-    /// left as it is: re-encoding would only lose quality. (JPEG inputs have JPEGInput.)
+    /// A WebP (still or animated) written as WebP, within budget, that needs no resize, rotation or
+    /// metadata change is left as it is: re-encoding would only lose quality. (JPEG inputs have JPEGInput.)
     static func passThroughWebP(_ file: [UInt8], settings: ConversionSettings) throws -> PreparedImage? {
         guard let budget = settings.budget, file.count <= budget.maxBytes else { return nil }
         let webp = try WebPContainer(file)
-        guard webp.kind != .animated, webp.warnings.isEmpty else { return nil }
+        guard webp.warnings.isEmpty else { return nil }
         if let maxDimension = settings.maxDimension, max(webp.width, webp.height) > maxDimension { return nil }
         if let exif = webp.metadata.exif, let orientation = Exif.orientation(in: exif), orientation != 1 { return nil }
         if JPEGInput.metadataMustChange(webp.metadata, settings: settings) { return nil }

@@ -47,6 +47,8 @@ extension DecodedPixels {
         case .rgb(let image): .rgb(ImagePrep.resized(image, width: width, height: height, threads: threads))
         case .rgbPlanes(let image): .rgbPlanes(image.resized(width: width, height: height, threads: threads))
         case .ycbcr420(let image): .ycbcr420(image.resized(width: width, height: height, threads: threads))
+        case .animation(let animation):
+            .animation(animation.mapFrames { ImagePrep.resized($0, width: width, height: height, threads: threads) })
         }
     }
 }

@@ -6,6 +6,8 @@ public enum SniffedFormat: Sendable, Equatable {
     case png
     /// RIFF with form type WEBP: lossy (VP8), lossless (VP8L) or extended (VP8X: alpha, metadata, animation).
     case webp
+    /// GIF87a or GIF89a: a still picture or an animation.
+    case gif
 
     /// How messages name it: "a HEIF image", "a JPEG image".
     public var name: String {
@@ -15,6 +17,7 @@ public enum SniffedFormat: Sendable, Equatable {
         case .jpeg: "a JPEG image"
         case .png: "a PNG image"
         case .webp: "a WebP image"
+        case .gif: "a GIF image"
         }
     }
 }
@@ -37,6 +40,7 @@ public enum FormatSniffer {
         if bytes.count >= 12, bytes.starts(with: Array("RIFF".utf8)), bytes[8..<12].elementsEqual("WEBP".utf8) {
             return .success(.webp)
         }
+        if GIFStructure.signatures.contains(where: { bytes.starts(with: $0) }) { return .success(.gif) }
         if let ftyp = FileTypeBox(bytes) {
             let brands = [ftyp.major] + ftyp.compatible
             if brands.contains("mif3") && !brands.contains(where: { heifBrands.contains($0) && $0 != "mif3" }) {
@@ -66,7 +70,6 @@ public enum FormatSniffer {
             return "looks like a QuickTime movie"
         }
         if starts("RIFF") { return "looks like a RIFF file (WAV or AVI), not WebP" }
-        if starts("GIF87a") || starts("GIF89a") { return "looks like a GIF image" }
         if starts("II*\0") || starts("MM\0*") { return "looks like a TIFF image" }
         if starts("BM") && bytes.count > 14 { return "looks like a BMP image" }
         if starts("%PDF") { return "looks like a PDF document" }

@@ -8,7 +8,15 @@ public enum HeaderProbe {
         case .jpeg: jpeg(file)
         case .png: png(file)
         case .webp: webp(file)
+        case .gif: gif(file)
         }
+    }
+
+    /// The logical screen and the number of frames (a walk over the records, skipping the image data).
+    /// Alpha when the file is animated or any frame has a transparent colour.
+    static func gif(_ file: [UInt8]) -> ImageHeader? {
+        guard let gif = GIFStructure(file, maxImages: Animation.maxFrames + 1), !gif.images.isEmpty else { return nil }
+        return gif.header
     }
 
     /// The first chunk after `RIFF size WEBP`: VP8X gives the canvas (24-bit sides minus one, alpha flag
@@ -18,7 +26,9 @@ public enum HeaderProbe {
         func le(_ at: Int, _ count: Int) -> Int { (0..<count).reduce(0) { $0 | Int(file[at + $1]) << (8 * $1) } }
         switch String(decoding: file[12..<16], as: UTF8.self) {
         case "VP8X":
-            return ImageHeader(width: le(24, 3) + 1, height: le(27, 3) + 1, hasAlpha: file[20] & 0x10 != 0)
+            let animated = file[20] & 0x02 != 0
+            return ImageHeader(width: le(24, 3) + 1, height: le(27, 3) + 1, hasAlpha: animated || file[20] & 0x10 != 0,
+                               frames: animated ? max(webpFrameCount(file), 1) : 1)
         case "VP8L":
             guard file[20] == 0x2F else { return nil }
             let bits = le(21, 4)
@@ -29,6 +39,17 @@ public enum HeaderProbe {
         default:
             return nil
         }
+    }
+
+    /// ANMF chunks after the VP8X chunk, each skipped by its declared size (counting stops past the frame limit).
+    static func webpFrameCount(_ file: [UInt8]) -> Int {
+        var offset = 30, frames = 0
+        while offset + 8 <= file.count, frames <= Animation.maxFrames {
+            let size = (0..<4).reduce(0) { $0 | Int(file[offset + 4 + $1]) << (8 * $1) }
+            if file[offset..<offset + 4].elementsEqual("ANMF".utf8) { frames += 1 }
+            offset += 8 + size + size % 2
+        }
+        return frames
     }
 
     /// IHDR must come first: signature (8), length (4), "IHDR" (4), width (4), height (4), bit depth (1),

@@ -11,6 +11,9 @@ final class WebPContainer {
     let hasAlpha: Bool
     let kind: Kind
     let frameCount: Int
+    /// Times an animation plays (0 forever) and the sum of its frames' durations in milliseconds.
+    let loopCount: Int
+    let totalDuration: Int
     let metadata: ImageMetadata
     /// Oddities that do not stop decoding, as sentences.
     let warnings: [String]
@@ -36,6 +39,8 @@ final class WebPContainer {
         height = Int(WebPDemuxGetI(demuxer, WEBP_FF_CANVAS_HEIGHT))
         hasAlpha = features.has_alpha != 0
         frameCount = Int(WebPDemuxGetI(demuxer, WEBP_FF_FRAME_COUNT))
+        loopCount = Int(WebPDemuxGetI(demuxer, WEBP_FF_LOOP_COUNT))
+        totalDuration = Self.totalDuration(demuxer, frames: frameCount)
         kind = features.has_animation != 0 ? .animated : features.format == 2 ? .lossless : features.format == 1 ? .lossy : .mixed
 
         var warnings: [String] = []
@@ -57,6 +62,15 @@ final class WebPContainer {
     /// The bytes libwebp decodes from (the demuxer's own copy).
     func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
         try body(UnsafeBufferPointer(storage))
+    }
+
+    private static func totalDuration(_ demuxer: OpaquePointer, frames: Int) -> Int {
+        var total = 0
+        var iterator = WebPIterator()
+        guard frames > 1, WebPDemuxGetFrame(demuxer, 1, &iterator) != 0 else { return 0 }
+        defer { WebPDemuxReleaseIterator(&iterator) }
+        repeat { total += Int(iterator.duration) } while WebPDemuxNextFrame(&iterator) != 0
+        return total
     }
 
     /// The first chunk of that type, copied out; nil when absent or empty.

@@ -10,23 +10,37 @@ public struct WebPDecoder: ImageDecoding {
         var features = WebPBitstreamFeatures()
         let status = file.withUnsafeBufferPointer { WebPGetFeatures($0.baseAddress, $0.count, &features) }
         guard status == VP8_STATUS_OK else { throw webpError(status, "cannot read the WebP header") }
-        return ImageHeader(width: Int(features.width), height: Int(features.height))
+        let frames = features.has_animation != 0 ? max(HeaderProbe.webpFrameCount(file), 1) : 1
+        return ImageHeader(width: Int(features.width), height: Int(features.height), frames: frames)
     }
 
     public func decode(_ file: [UInt8], options: DecodeOptions) throws -> DecodedImage {
         let container = try WebPContainer(file)
-        try checkPixelCap(ImageHeader(width: container.width, height: container.height), options: options)
+        let animated = container.kind == .animated
+        guard container.frameCount <= Animation.maxFrames else {
+            throw ImagePrepError(.tooLarge, "the WebP animation has more than \(Animation.maxFrames) frames")
+        }
+        try checkPixelCap(ImageHeader(width: container.width, height: container.height, frames: animated ? container.frameCount : 1),
+                          options: options)
         var warnings = container.warnings
-        let pixels: PixelBuffer
-        if container.kind == .animated {
-            pixels = try Self.firstFrame(of: container, threads: options.threads)
-            warnings.append("an animated WebP (\(container.frameCount) frames): converted the first frame")
+        let content: DecodedPixels
+        if animated && options.keepsAnimation && container.frameCount > 1 {
+            let (frames, loopCount) = try Self.frames(of: container, threads: options.threads, all: true)
+            guard frames.count >= 2 else { throw ImagePrepError.library("libwebp", "the animation has fewer frames than it declares") }
+            content = .animation(Animation(frames: frames, loopCount: loopCount))
+        } else if animated {
+            let first = try Self.frames(of: container, threads: options.threads, all: false).frames[0]
+            content = .rgb(first.canvas.droppingOpaqueAlpha())
+            let dropped = container.frameCount - 1
+            if dropped > 0 {
+                warnings.append("an animated WebP (\(container.frameCount) frames): converted the first frame; \(dropped) frame\(dropped == 1 ? "" : "s") dropped")
+            }
         } else {
-            pixels = try Self.still(container, threads: options.threads)
+            content = .rgb(try Self.still(container, threads: options.threads))
         }
         let metadata = container.metadata
         let orientation = metadata.exif.flatMap(Exif.orientation(in:)).map(ExifOrientation.init(exifValue:)) ?? .up
-        return DecodedImage(pixels: pixels, metadata: metadata, orientation: orientation, warnings: warnings)
+        return DecodedImage(content: content, metadata: metadata, orientation: orientation, warnings: warnings)
     }
 
     /// A still picture decoded straight into our own buffer (the pixel cap was checked first).
@@ -50,8 +64,9 @@ public struct WebPDecoder: ImageDecoding {
         return PixelBuffer(width: width, height: height, channels: channels, pixels: pixels)
     }
 
-    /// The canvas after the first frame, as libwebpdemux composes it (offsets, blending, background).
-    private static func firstFrame(of container: WebPContainer, threads: Int) throws -> PixelBuffer {
+    /// The canvas after each frame (or only the first), as libwebpdemux composes it (offsets, blending,
+    /// disposal), with each frame's duration, and the loop count.
+    private static func frames(of container: WebPContainer, threads: Int, all: Bool) throws -> (frames: [Animation.Frame], loopCount: Int) {
         var options = WebPAnimDecoderOptions()
         guard WebPAnimDecoderOptionsInit(&options) != 0 else { throw ImagePrepError.library("libwebp", "version mismatch") }
         options.color_mode = MODE_RGBA
@@ -62,19 +77,26 @@ public struct WebPDecoder: ImageDecoding {
                 throw ImagePrepError.library("libwebp", "cannot read the animation")
             }
             defer { WebPAnimDecoderDelete(decoder) }
-            var canvas: UnsafeMutablePointer<UInt8>?
-            var timestamp: Int32 = 0
-            guard WebPAnimDecoderGetNext(decoder, &canvas, &timestamp) != 0, let canvas else {
-                throw ImagePrepError.library("libwebp", "cannot decode the first frame")
-            }
-            // The canvas belongs to the decoder: copy it before the decoder goes.
+            var info = WebPAnimInfo()
+            guard WebPAnimDecoderGetInfo(decoder, &info) != 0 else { throw ImagePrepError.library("libwebp", "cannot read the animation") }
             let count = container.width * container.height * 4
-            let rgba = Array(UnsafeBufferPointer(start: canvas, count: count))
-            let opaque = stride(from: 3, to: count, by: 4).allSatisfy { rgba[$0] == 255 }
-            guard opaque else { return PixelBuffer(width: container.width, height: container.height, channels: 4, pixels: rgba) }
-            var rgb = [UInt8](); rgb.reserveCapacity(count / 4 * 3)
-            for i in stride(from: 0, to: count, by: 4) { rgb += rgba[i..<i + 3] }
-            return PixelBuffer(width: container.width, height: container.height, channels: 3, pixels: rgb)
+            var frames: [Animation.Frame] = []
+            var previous: Int32 = 0
+            while WebPAnimDecoderHasMoreFrames(decoder) != 0 {
+                var canvas: UnsafeMutablePointer<UInt8>?
+                var timestamp: Int32 = 0
+                guard WebPAnimDecoderGetNext(decoder, &canvas, &timestamp) != 0, let canvas else {
+                    throw ImagePrepError.library("libwebp", "cannot decode frame \(frames.count + 1) of the animation")
+                }
+                // The canvas belongs to the decoder: copy it before the next frame overwrites it.
+                let rgba = Array(UnsafeBufferPointer(start: canvas, count: count))
+                frames.append(Animation.Frame(canvas: PixelBuffer(width: container.width, height: container.height, channels: 4, pixels: rgba),
+                                              duration: Int(timestamp) - Int(previous)))
+                previous = timestamp
+                if !all { break }
+            }
+            guard !frames.isEmpty else { throw ImagePrepError.library("libwebp", "the animation has no frame") }
+            return (frames, Int(info.loop_count))
         }
     }
 }

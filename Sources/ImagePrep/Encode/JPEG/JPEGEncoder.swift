@@ -76,6 +76,7 @@ public struct JPEGEncoder: ImageEncoding {
         case .rgb(let image): return try encode(image, quality: quality, settings: settings, segments: segments)
         case .rgbPlanes(let planes): return try encode(planes, quality: quality, settings: settings, segments: segments)
         case .ycbcr420(let planes): return try encode(planes, quality: quality, settings: settings, segments: segments)
+        case .animation: return try encode(picture.rgb(), quality: quality, settings: settings, segments: segments)
         }
     }
 

@@ -21,6 +21,7 @@ public struct WebPEncoder: ImageEncoding {
     public var format: OutputFormat { .webp }
     public var isLossy: Bool { !lossless }
     public var keepsAlpha: Bool { true }
+    public var keepsAnimation: Bool { true }
     public var takesYCbCr420: Bool { false }
     /// A RIFF chunk holds up to 4 GB: nothing a photo carries comes close.
     public var metadataLimits: MetadataLimits { MetadataLimits() }
@@ -43,12 +44,16 @@ public struct WebPEncoder: ImageEncoding {
             throw ImagePrepError(.unsupported,
                 "WebP holds at most \(Self.maxDimension) pixels per side; this picture is \(picture.width)x\(picture.height) (try --max-dimension \(Self.maxDimension))")
         }
+        if case .animation(let animation) = picture {
+            return try AnimatedWebPEncoder(quality: quality, lossless: lossless, threads: threads, strategy: .standard)
+                .encode(animation, metadata: metadata)
+        }
         let bitstream = try encodeBitstream(picture.rgb(), quality: quality)
         return try Self.mux(bitstream, metadata: metadata)
     }
 
-    /// The bare RIFF/VP8(L) file.
-    private func encodeBitstream(_ image: PixelBuffer, quality: Int) throws -> [UInt8] {
+    /// The encoder settings for stills and animation frames alike.
+    static func config(quality: Int, lossless: Bool, threads: Int) throws -> WebPConfig {
         precondition((1...100).contains(quality), "WebP quality must be 1...100")
         var config = WebPConfig()
         guard WebPConfigInit(&config) != 0 else { throw ImagePrepError.library("libwebp", "version mismatch", kind: .unsupported) }
@@ -60,6 +65,12 @@ public struct WebPEncoder: ImageEncoding {
         guard WebPValidateConfig(&config) != 0 else {
             throw ImagePrepError.library("libwebp", "invalid encoder settings", kind: .unsupported)
         }
+        return config
+    }
+
+    /// The bare RIFF/VP8(L) file.
+    private func encodeBitstream(_ image: PixelBuffer, quality: Int) throws -> [UInt8] {
+        var config = try Self.config(quality: quality, lossless: lossless, threads: threads)
 
         var picture = WebPPicture()
         guard WebPPictureInit(&picture) != 0 else { throw ImagePrepError.library("libwebp", "version mismatch", kind: .unsupported) }
@@ -90,8 +101,7 @@ public struct WebPEncoder: ImageEncoding {
 
     /// Wraps the bitstream in a VP8X file with the metadata chunks; without metadata it stays as it is.
     static func mux(_ bitstream: [UInt8], metadata: ImageMetadata) throws -> [UInt8] {
-        let chunks = [("ICCP", metadata.icc), ("EXIF", metadata.exif), ("XMP ", metadata.xmp)]
-            .compactMap { name, bytes in bytes.flatMap { $0.isEmpty ? nil : (name, $0) } }
+        let chunks = metadataChunks(metadata)
         guard !chunks.isEmpty else { return bitstream }
         guard let mux = WebPMuxNew() else { throw ImagePrepError.library("libwebpmux", "out of memory", kind: .io) }
         defer { WebPMuxDelete(mux) }
@@ -100,6 +110,17 @@ public struct WebPEncoder: ImageEncoding {
             var image = WebPData(bytes: bytes.baseAddress, size: bytes.count)
             try checkMux(WebPMuxSetImage(mux, &image, 1), "cannot add the picture")
         }
+        return try assemble(mux, adding: chunks)
+    }
+
+    /// The metadata blocks a WebP file carries, as (chunk name, payload), in the order they are written.
+    static func metadataChunks(_ metadata: ImageMetadata) -> [(String, [UInt8])] {
+        [("ICCP", metadata.icc), ("EXIF", metadata.exif), ("XMP ", metadata.xmp)]
+            .compactMap { name, bytes in bytes.flatMap { $0.isEmpty ? nil : (name, $0) } }
+    }
+
+    /// Adds `chunks` to the file in `mux` and writes it out.
+    static func assemble(_ mux: OpaquePointer, adding chunks: [(String, [UInt8])]) throws -> [UInt8] {
         for (name, bytes) in chunks {
             try bytes.withUnsafeBufferPointer { payload in
                 var data = WebPData(bytes: payload.baseAddress, size: payload.count)
@@ -129,7 +150,7 @@ public struct WebPEncoder: ImageEncoding {
     }
 
     /// The one place a libwebp encoder error becomes a Swift error.
-    private static func encodeError(_ code: WebPEncodingError) -> ImagePrepError {
+    static func encodeError(_ code: WebPEncodingError) -> ImagePrepError {
         let reason = switch code {
         case VP8_ENC_ERROR_OUT_OF_MEMORY, VP8_ENC_ERROR_BITSTREAM_OUT_OF_MEMORY: "out of memory"
         case VP8_ENC_ERROR_BAD_DIMENSION: "the picture's size is out of range"
