@@ -31,7 +31,8 @@ public struct CachedOutput: Sendable, Equatable, Codable {
     /// The cached output as the pipeline would have returned it, with no encodes spent this time.
     public func preparedImage(bytes: [UInt8]) -> PreparedImage {
         PreparedImage(bytes: bytes, format: format, width: width, height: height, quality: quality, encodes: 0,
-                      passedThrough: passedThrough, warnings: warnings)
+                      passedThrough: passedThrough, warnings: warnings,
+                      gainMap: format == .jpeg ? WrittenGainMap.describe(bytes) : nil)
     }
 
     // Coded by hand only so that `format` travels as its raw value without OutputFormat itself

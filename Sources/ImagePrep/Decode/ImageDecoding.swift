@@ -13,6 +13,9 @@ public struct DecodeOptions: Sendable, Equatable {
     /// Samples deeper than 8 bits are converted to sRGB before they are reduced to 8 bits (and the
     /// decoder says so in `DecodedImage.isSRGB`); 8-bit pictures are converted later, after resizing.
     public var convertsToSRGB: Bool
+    /// Decode the HDR gain map too (the output carries it); otherwise the decoder only says whether
+    /// there is one (`DecodedImage.gainMap.origin`).
+    public var readsGainMap = false
 
     public init(maxPixels: Int, threads: Int = 1, shrinkingTo: Int? = nil, keepsYCbCr420: Bool = false,
                 convertsToSRGB: Bool = false) {

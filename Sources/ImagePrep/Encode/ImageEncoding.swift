@@ -34,6 +34,9 @@ public protocol ImageEncoding: Sendable {
     /// One encode. `quality` is 1...100 and ignored by lossless encoders; `metadata` is already
     /// prepared for this output (OutputMetadata.prepare: within `metadataLimits`, only `carriedMetadata`).
     func encode(_ picture: DecodedPixels, quality: Int, metadata: ImageMetadata) throws -> [UInt8]
+    /// What encodes the picture alone (without what travels beside it, such as an HDR gain map): the
+    /// budget search's probes of a crop mosaic use it.
+    var pictureEncoder: any ImageEncoding { get }
 }
 
 extension ImageEncoding {
@@ -42,6 +45,7 @@ extension ImageEncoding {
     public var runsTrialsSideBySide: Bool { false }
     /// libjpeg and libpng work a few rows at a time.
     public var workingBytesPerPixel: Int { 0 }
+    public var pictureEncoder: any ImageEncoding { self }
 }
 
 /// How big a metadata block an output format can hold (nil: no limit short of memory).

@@ -142,7 +142,7 @@ enum OutputEncoding {
         let mosaicHints = hints.mapValues { max(1, Int(Double($0 - overhead) / scale)) }
         let result = try searchQuality(floor: floor, ceiling: ceiling, budget: mosaicBudget, strategy: .binary,
                                        model: encoder.sizeModel, hints: mosaicHints, lanes: lanes) { qualities in
-            try encodeSideBySide(qualities) { try encoder.encode(mosaic.picture, quality: $0, metadata: ImageMetadata()) }
+            try encodeSideBySide(qualities) { try encoder.pictureEncoder.encode(mosaic.picture, quality: $0, metadata: ImageMetadata()) }
         }
         return (result.sizes.mapValues { overhead + Int(Double($0) * scale) }, result.encodes)
     }
