@@ -46,7 +46,8 @@ enum HeifGainMapReader {
         return nil
     }
 
-    private static func grey(_ handle: OpaquePointer) throws -> GrayPlane {
+    /// The map as libheif decodes it: its own transforms applied, not the primary's; not converted.
+    static func grey(_ handle: OpaquePointer) throws -> GrayPlane {
         var image: OpaquePointer?
         // libheif 1.15 hands out RGB whatever is asked; through RGB the map's range (full or limited)
         // is applied as for any picture, and its grey samples come out equal in R, G and B.
