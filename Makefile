@@ -11,7 +11,8 @@ BIN := .build/release/imgprep
 JPEG_DEV := $(shell grep -Eqs '^ID(_LIKE)?=.*ubuntu' /etc/os-release && echo libjpeg-turbo8-dev || echo libjpeg62-turbo-dev)
 # libturbojpeg0-dev: TurboJPEG's tjTransform turns JPEGs losslessly; libjpeg-turbo-progs: jpegtran, the tests' reference for it.
 # libwebp-dev: WebP in and out (decode, demux, mux); liblcms2-dev: --color srgb. webp and libavif-bin: dwebp and avifdec, independent decoders the tests read outputs back with.
-DEPS := pkg-config libheif-dev libexif-dev $(JPEG_DEV) libturbojpeg0-dev libpng-dev libwebp-dev liblcms2-dev libheif-examples libimage-exiftool-perl imagemagick libvips-tools libjpeg-turbo-progs webp libavif-bin jq
+# python3-venv: the test-only environment of `make testenv` (an independent Ultra HDR reader).
+DEPS := python3-venv pkg-config libheif-dev libexif-dev $(JPEG_DEV) libturbojpeg0-dev libpng-dev libwebp-dev liblcms2-dev libheif-examples libimage-exiftool-perl imagemagick libvips-tools libjpeg-turbo-progs webp libavif-bin jq
 BENCH_DEPS := libvips-tools imagemagick libheif-examples jpegoptim time webp jq python3
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
@@ -25,7 +26,7 @@ define apt_install
 	else echo "packages already installed: $(1)"; fi
 endef
 
-.PHONY: deps bench-deps build test fuzz demo fixtures bench install clean
+.PHONY: deps bench-deps build test testenv fuzz demo fixtures bench install clean
 
 deps:
 	$(call apt_install,$(DEPS))
@@ -38,7 +39,13 @@ build:
 
 # Release mode: the corpus tests decode and encode dozens of real photos, ~10x faster optimised.
 # -enable-testing keeps @testable imports working in release.
-test: deps
+# A test-only Python environment with an independent Ultra HDR reader (libultrahdr inside the imagecodecs
+# wheel): the HDR tests decode what imgprep writes with it (scripts/ultrahdr_reference.py).
+testenv:
+	@test -x .venv-test/bin/python || python3 -m venv .venv-test
+	@.venv-test/bin/python -c 'import imagecodecs, numpy' 2>/dev/null || .venv-test/bin/pip install -q imagecodecs numpy
+
+test: deps testenv
 	$(SWIFT) test -c release -Xswiftc -enable-testing $(TEST_FLAGS)
 
 # libFuzzer + AddressSanitizer over the parsers and the whole pipeline, FUZZ_SECONDS per target

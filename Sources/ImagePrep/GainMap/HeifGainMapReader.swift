@@ -27,6 +27,16 @@ enum HeifGainMapReader {
         return reading
     }
 
+    /// Apple's map as stored (its own transforms applied, not the primary's; not converted), for checks.
+    static func storedAppleMap(_ file: [UInt8]) throws -> GrayPlane? {
+        let context = try HeifContext(file, threads: 1)
+        let primary = try context.primaryImage()
+        defer { heif_image_handle_release(primary) }
+        guard let map = auxiliaryHandle(of: primary, type: AppleGainMap.auxiliaryType) else { return nil }
+        defer { heif_image_handle_release(map) }
+        return try grey(map)
+    }
+
     static func auxiliaryHandle(of primary: OpaquePointer, type wanted: String) -> OpaquePointer? {
         let count = Int(heif_image_handle_get_number_of_auxiliary_images(primary, 0))
         guard count > 0, count < 1000 else { return nil }
