@@ -71,6 +71,7 @@ struct InfoCommand: Command {
             add("contents", d.contents[0])
             for line in d.contents.dropFirst() { lines.append(String(repeating: " ", count: 16) + line) }
         }
+        if let map = d.gainMap { add("gain map", map.text) }
         for note in d.notes { add("note", note) }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -91,6 +92,10 @@ struct InfoCommand: Command {
             "exif": Dictionary(d.exifFields.map { ($0.label, $0.value) }, uniquingKeysWith: { first, _ in first }),
             "xmp_bytes": d.xmpBytes, "iptc_bytes": d.iptcBytes, "comments": d.comments,
             "contents": d.contents, "notes": d.notes,
+            "gain_map": d.gainMap.map { map in
+                ["kind": map.kind, "width": map.width ?? null, "height": map.height ?? null, "bytes": map.bytes ?? null,
+                 "headroom": map.headroom ?? null, "headroom_stops": map.headroomStops ?? null] as [String: Any]
+            } ?? null,
         ])
     }
 }
