@@ -245,6 +245,30 @@ struct UltraHDRTests {
             #expect(traces.isEmpty, "\(format) still claims a gain map: \(traces.sorted())")
         }
     }
+
+    /// The gain map is picture, not metadata: --strip-metadata and --color srgb keep it.
+    @Test func keptUnderStripMetadataAndSRGB() throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let output = dir.appendingPathComponent("out.jpg").path
+        let run = try TestSupport.imgprep(["convert", Self.heic, "-o", output, "--max-dimension", "1000", "--strip-metadata",
+                                           "--color", "srgb", "--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        try Self.expectUltraHDRStructure(output)
+        #expect(try TestSupport.exiftool(output)["IFD0:Model"] == nil, "EXIF not stripped")
+        let apple = try Self.appleMap(in: dir)
+        try Self.expectMatches(output, map: apple.pgm, quarterTurns: 0, apple: apple.headroom)
+    }
+
+    @Test func infoShowsTheGainMap() throws {
+        let heic = try TestSupport.imgprep(["info", Self.heic])
+        #expect(heic.stdout.contains("gain map:     Apple HEIC auxiliary image, 2142x2856, headroom 6.90x (2.79 stops)"), "\(heic.stdout)")
+        let jpeg = try TestSupport.imgprep(["info", "--json", Self.ultraHDR])
+        let object = try Self.jsonLine(jpeg.stdout)
+        let map = try #require(object["gain_map"] as? [String: Any], "\(object)")
+        #expect(map["kind"] as? String == "Ultra HDR (hdrgm XMP)" && map["width"] as? Int == 960 && map["bytes"] as? Int == 31738, "\(map)")
+        #expect(abs((map["headroom_stops"] as? Double ?? 0) - 6.64386) < 1e-4, "\(map)")
+    }
 }
 
 /// The test-only Python environment `make testenv` creates, with libultrahdr inside imagecodecs.
