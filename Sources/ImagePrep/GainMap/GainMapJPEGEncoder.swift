@@ -44,12 +44,15 @@ struct GainMapJPEGEncoder: ImageEncoding {
         base.meanSquaredError(of: encoded, from: picture)   // libjpeg decodes the primary and stops at its EOI
     }
 
-    /// Everything but the picture's own bytes at full size: metadata, the XMP that points to the map,
-    /// the ISO and MPF segments and the map.
+    /// The metadata with the XMP that points to the map, and the ISO and MPF segments (the map itself
+    /// shrinks with the picture: `bytesBesidePicture`).
     func metadataBytes(_ metadata: ImageMetadata) -> Int {
         let mapLength = (try? map(width: pictureSize.width, height: pictureSize.height).count) ?? 0
-        return base.metadataBytes(UltraHDRContainer.primaryMetadata(metadata, mapLength: mapLength))
-            + UltraHDRContainer.indexBytes + mapLength
+        return base.metadataBytes(UltraHDRContainer.primaryMetadata(metadata, mapLength: mapLength)) + UltraHDRContainer.indexBytes
+    }
+
+    func bytesBesidePicture(width: Int, height: Int) -> Int {
+        (try? map(width: width, height: height).count) ?? 0
     }
 
     func encode(_ picture: DecodedPixels, quality: Int, metadata: ImageMetadata) throws -> [UInt8] {
