@@ -46,6 +46,7 @@ struct UltraHDRTests {
         let run = try TestSupport.run(python, [script, output, map, "--rot", "\(quarterTurns)"] + reference)
         #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
         let result = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], "\(run.stderr)")
+        print("libultrahdr against the reference, \(URL(fileURLWithPath: output).lastPathComponent): \(run.stdout)", terminator: "")
         let median = try #require(result["median_error_stops"] as? Double, "\(result)")
         let bright = try #require(result["brightest_ratio"] as? Double, "\(result)")
         #expect(median <= 0.1, "median error \(median) stops: \(result)")

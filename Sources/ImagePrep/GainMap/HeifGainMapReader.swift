@@ -13,6 +13,12 @@ enum HeifGainMapReader {
                                      headroom: AppleGainMap.headroom(mapXMP: xmp, exif: primaryEXIF))
         reading.storedSize = (Int(heif_image_handle_get_width(map)), Int(heif_image_handle_get_height(map)))
         guard decodes, let headroom = reading.headroom, headroom > 1 else { return reading }
+        // A map is never larger than its picture: anything else is refused before decoding (bombs).
+        let primarySize = Int(heif_image_handle_get_width(primary)) * Int(heif_image_handle_get_height(primary))
+        guard let size = reading.storedSize, size.width > 0, size.height > 0, size.width * size.height <= primarySize else {
+            reading.warnings.append("the HDR gain map is larger than the picture; it is left out")
+            return reading
+        }
         do {
             var plane = try grey(map)
             // libheif turns the primary by its irot/imir; a map stored without transforms of its own

@@ -32,6 +32,12 @@ enum JPEGGainMapReader {
                 return reading
             }
             guard decodes else { return reading }
+            // A map is never larger than its picture: anything else is refused before decoding (bombs).
+            let primary = try? JPEGDecoder.dimensions(of: file)
+            guard let size = reading.storedSize, let primary, size.width * size.height <= primary.width * primary.height else {
+                reading.warnings.append("the gain map (\(origin.rawValue)) is larger than the picture or unreadable; it is left out")
+                return reading
+            }
             do {
                 let plane = try grey(image)
                 if let metadata {
