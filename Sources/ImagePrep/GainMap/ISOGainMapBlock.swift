@@ -1,8 +1,9 @@
 import Foundation
 
 /// The ISO 21496-1 gain-map metadata as a JPEG APP2 segment carries it: a version-only block in the
-/// primary image, the full block in the gain-map image. Big-endian fractions; see NOTES in the
-/// repository history for the byte layout (the same as libultrahdr's gainmapmetadata.cpp).
+/// primary image, the full block in the gain-map image. Big-endian: u16 minimum and writer version,
+/// u8 flags, then the base and alternate headroom and per channel the gain-map min, max, gamma and the
+/// two offsets, each a fraction (libultrahdr's gainmapmetadata.cpp reads the same layout).
 enum ISOGainMapBlock {
     static let header: [UInt8] = Array("urn:iso:std:iso:ts:21496:-1".utf8) + [0]
     /// minimum_version 0, writer_version 0: what the primary image carries.
@@ -46,12 +47,11 @@ enum ISOGainMapBlock {
     /// The full block, in the explicit form (a denominator per value: libavif misreads the common one).
     static func payload(_ metadata: GainMapMetadata) -> [UInt8] {
         var bytes = header + [0, 0, 0, 0, useBaseColorSpace]
-        func unsigned(_ value: Double) { append(max(0, value), signed: false) }
-        func signed(_ value: Double) { append(value, signed: true) }
-        func append(_ value: Double, signed: Bool) {
+        func signed(_ value: Double) {
             let (numerator, denominator) = fraction(value)
             bytes += bigEndian(UInt32(bitPattern: numerator)) + bigEndian(denominator)
         }
+        func unsigned(_ value: Double) { signed(max(0, value)) }   // a non-negative Int32 reads the same as UInt32
         unsigned(metadata.hdrCapacityMin)
         unsigned(metadata.hdrCapacityMax)
         signed(metadata.gainMapMin)
