@@ -11,7 +11,8 @@ BIN := .build/release/imgprep
 JPEG_DEV := $(shell grep -Eqs '^ID(_LIKE)?=.*ubuntu' /etc/os-release && echo libjpeg-turbo8-dev || echo libjpeg62-turbo-dev)
 # libturbojpeg0-dev: TurboJPEG's tjTransform turns JPEGs losslessly; libjpeg-turbo-progs: jpegtran, the tests' reference for it.
 # libwebp-dev: WebP in and out (decode, demux, mux); liblcms2-dev: --color srgb. webp and libavif-bin: dwebp and avifdec, independent decoders the tests read outputs back with.
-# libgif-dev: GIF in (giflib). python3-venv: the test-only venv (`make testenv`) whose Pillow reads outputs back.
+# libgif-dev: GIF in (giflib). python3-venv: the test-only venv (`make testenv`): Pillow reads animations
+# back, imagecodecs (it bundles libultrahdr) reads Ultra HDR JPEGs back: readers that are not ours.
 DEPS := pkg-config libheif-dev libexif-dev $(JPEG_DEV) libturbojpeg0-dev libpng-dev libwebp-dev liblcms2-dev libgif-dev libheif-examples libimage-exiftool-perl imagemagick libvips-tools libjpeg-turbo-progs webp libavif-bin jq python3-venv
 BENCH_DEPS := libvips-tools imagemagick libheif-examples jpegoptim time webp jq python3
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
@@ -37,13 +38,14 @@ bench-deps:
 build:
 	$(SWIFT) build -c release
 
-# A venv for the tests only: Pillow and numpy from PyPI read animations back (an independent reader;
-# scripts/compare-animations.py). The tests that need it skip, saying so, when it is missing.
+# A venv for the tests only, from PyPI: Pillow reads animations back (scripts/compare-animations.py) and
+# imagecodecs, which bundles libultrahdr, reads Ultra HDR JPEGs back (scripts/ultrahdr_reference.py).
+# The tests that need it skip, saying so, when it is missing.
 TESTENV := .venv-test
 testenv: deps
-	@if ! $(TESTENV)/bin/python -c 'import PIL, numpy' 2>/dev/null; then \
-	  python3 -m venv $(TESTENV) && $(TESTENV)/bin/pip install -q pillow numpy; \
-	else echo "$(TESTENV) already has Pillow and numpy"; fi
+	@if ! $(TESTENV)/bin/python -c 'import PIL, numpy, imagecodecs' 2>/dev/null; then \
+	  python3 -m venv $(TESTENV) && $(TESTENV)/bin/pip install -q pillow numpy imagecodecs; \
+	else echo "$(TESTENV) already has Pillow, numpy and imagecodecs"; fi
 
 # Release mode: the corpus tests decode and encode dozens of real photos, ~10x faster optimised.
 # -enable-testing keeps @testable imports working in release.

@@ -47,7 +47,7 @@ static void start_compress(struct jpeg_compress_struct *cinfo, growing_dest *des
 
     cinfo->image_width = (JDIMENSION)width;
     cinfo->image_height = (JDIMENSION)height;
-    cinfo->input_components = 3;
+    cinfo->input_components = color_space == JCS_GRAYSCALE ? 1 : 3;
     cinfo->in_color_space = color_space;
     jpeg_set_defaults(cinfo);
     jpeg_set_quality(cinfo, options->quality, TRUE);
@@ -65,7 +65,7 @@ static void start_compress(struct jpeg_compress_struct *cinfo, growing_dest *des
     }
     cinfo->dct_method = JDCT_ISLOW;
     jpeg_component_info *luma = &cinfo->comp_info[0];   /* chroma stays 1x1 */
-    switch (raw ? CIC_SUBSAMPLING_420 : options->subsampling) {
+    switch (color_space == JCS_GRAYSCALE ? CIC_SUBSAMPLING_444 : raw ? CIC_SUBSAMPLING_420 : options->subsampling) {
     case CIC_SUBSAMPLING_444: luma->h_samp_factor = 1; luma->v_samp_factor = 1; break;
     case CIC_SUBSAMPLING_422: luma->h_samp_factor = 2; luma->v_samp_factor = 1; break;
     default:                  luma->h_samp_factor = 2; luma->v_samp_factor = 2; break;
@@ -227,4 +227,14 @@ int cic_jpeg_encode_ycbcr420(const uint8_t *y, size_t y_stride,
     const int short_rows = y_stride < (size_t)width || cb_stride < chroma_width || cr_stride < chroma_width;
     return encode(width, height, JCS_YCbCr, 1, options, segments, segment_count, feed_ycbcr420, &source,
                   short_rows ? "plane stride shorter than a row" : NULL, out, out_size, err, errlen);
+}
+
+int cic_jpeg_encode_gray(const uint8_t *samples, int width, int height, size_t stride,
+                         const cic_jpeg_options *options,
+                         const cic_jpeg_segment *segments, size_t segment_count,
+                         uint8_t **out, size_t *out_size,
+                         char *err, size_t errlen) {
+    const sample_source source = { { samples }, { stride } };
+    return encode(width, height, JCS_GRAYSCALE, 0, options, segments, segment_count, feed_rgb, &source,
+                  stride < (size_t)width ? "row stride shorter than a row" : NULL, out, out_size, err, errlen);
 }

@@ -64,6 +64,7 @@ struct BatchCommandOptions {
         settings.format = requested ?? outputFileFormat ?? .jpeg
         settings.quality = try integer("quality", in: 1...100) ?? defaultQuality(settings.format)
         settings.color = try args.value("color", as: "keep or srgb") { ColorHandling(rawValue: $0.lowercased()) } ?? .keep
+        settings.hdr = try args.value("hdr", as: "keep or drop") { HDRHandling(rawValue: $0.lowercased()) } ?? .keep
         settings.maxDimension = try integer("max-dimension", in: 1...1_000_000)
         settings.maxPixels = try integer("max-pixels", in: 1...Int(Int32.max) * 4) ?? settings.maxPixels
         settings.maxInputBytes = try args.value("max-input-size", as: "a size such as 500MB or 2GiB", ByteSize.parse) ?? settings.maxInputBytes

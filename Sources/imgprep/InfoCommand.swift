@@ -72,6 +72,7 @@ struct InfoCommand: Command {
             add("contents", d.contents[0])
             for line in d.contents.dropFirst() { lines.append(String(repeating: " ", count: 16) + line) }
         }
+        if let map = d.gainMap { add("gain map", map.text) }
         for note in d.notes { add("note", note) }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -94,6 +95,10 @@ struct InfoCommand: Command {
             "contents": d.contents, "notes": d.notes,
             "animation": d.animation.map { ["frames": $0.frames, "duration_ms": $0.totalDuration, "plays": $0.plays,
                                             "screen_width": $0.screen.width, "screen_height": $0.screen.height] as [String: Any] } ?? null,
+            "gain_map": d.gainMap.map { map in
+                ["kind": map.kind, "width": map.width ?? null, "height": map.height ?? null, "bytes": map.bytes ?? null,
+                 "headroom": map.headroom ?? null, "headroom_stops": map.headroomStops ?? null] as [String: Any]
+            } ?? null,
         ])
     }
 }

@@ -109,6 +109,9 @@ final class Reporter: Sendable {
             if outcome.passedThrough { parts.append(budget == nil ? "unchanged" : "unchanged, already within budget") }
             if let quality = outcome.quality { parts.append("quality \(quality)") }
             if outcome.lossless { parts.append("lossless, not re-encoded") }
+            if let map = outcome.gainMap {
+                parts.append("HDR gain map \(map.width)x\(map.height), \(map.bytes) bytes at quality \(map.quality)")
+            }
             if let encodes = outcome.encodes, budget != nil { parts.append("\(encodes) encode\(encodes == 1 ? "" : "s")") }
             return "\(input) -> \(outcome.job.output) (\(parts.joined(separator: ", ")))"
         }
@@ -132,6 +135,10 @@ final class Reporter: Sendable {
         if let shard { object["shard"] = shard.description }
         if outcome.lossless { object["lossless"] = true }
         if outcome.probes > 0 { object["probes"] = outcome.probes }
+        if let map = outcome.gainMap {
+            object["gain_map"] = ["width": map.width, "height": map.height, "bytes": map.bytes, "quality": map.quality,
+                                  "headroom": map.headroom, "headroom_stops": log2(map.headroom)]
+        }
         if let budget { object["budget"] = budget }
         object = JSONLine.naming(outcome.job.input, as: "input", in: object)
         guard !outcome.job.output.isEmpty else { return object.merging(["output": NSNull()]) { $1 } }

@@ -8,6 +8,7 @@ enum SharedOptions {
         .flag("strip-gps", nil, "the same as --strip-location"),
         .flag("strip-metadata", nil, "drop EXIF, XMP, IPTC and comments; the ICC profile stays so colours do not change"),
         .value("color", nil, "MODE", "keep (the source's colour profile) or srgb (convert the pixels to sRGB, embed a compact sRGB profile)", default: "keep"),
+        .value("hdr", nil, "MODE", "keep (write an HDR photo's gain map as Ultra HDR JPEG; other formats warn and drop it) or drop (plain SDR)", default: "keep"),
         .value("subsampling", nil, "MODE", "JPEG, AVIF and HEIC chroma: auto (444 at quality 90+, 420 below and in budget searches), 420, 422 or 444", default: "auto"),
         .flag("progressive", nil, "write progressive JPEG"),
         .value("max-pixels", nil, "N", "refuse inputs with more pixels than N before decoding", default: "300000000"),

@@ -90,6 +90,13 @@ int cic_jpeg_encode(const uint8_t *rgb, int width, int height, size_t stride,
                     uint8_t **out, size_t *out_size,
                     char *err, size_t errlen);
 
+/* Like cic_jpeg_encode for one grey sample per pixel (a one-component JPEG; subsampling ignored). */
+int cic_jpeg_encode_gray(const uint8_t *samples, int width, int height, size_t stride,
+                         const cic_jpeg_options *options,
+                         const cic_jpeg_segment *segments, size_t segment_count,
+                         uint8_t **out, size_t *out_size,
+                         char *err, size_t errlen);
+
 /* Like cic_jpeg_encode for RGB held as three planes (libheif's planar output), rows `*_stride`
  * bytes apart: rows are interleaved a band at a time, so no full-size RGB copy is ever made. */
 int cic_jpeg_encode_rgb_planes(const uint8_t *r, size_t r_stride, const uint8_t *g, size_t g_stride,

@@ -76,6 +76,7 @@ public struct FileConverter: Sendable {
             outcome.probes = prepared.probes
             outcome.passedThrough = prepared.passedThrough
             outcome.lossless = prepared.lossless
+            outcome.gainMap = prepared.gainMap
             outcome.warnings = prepared.warnings
             guard !cancellation.isCancelled else {
                 return FileOutcome(job: job, failure: ImagePrepError(.interrupted, "interrupted"))

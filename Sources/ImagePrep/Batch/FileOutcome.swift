@@ -23,6 +23,8 @@ public struct FileOutcome: Sendable {
     public var duplicateOf: String?
     /// A JPEG turned or re-tagged without re-encoding (see PreparedImage.lossless).
     public var lossless = false
+    /// The HDR gain map written beside the picture (see PreparedImage.gainMap).
+    public var gainMap: WrittenGainMap?
     public var warnings: [String] = []
     public var milliseconds = 0
 

@@ -14,6 +14,8 @@ public struct DecodedImage: Sendable {
     public var isDCTBlockGrid = false
     /// The decoder already converted the pixels from `metadata.icc` to sRGB (deep samples, on request).
     public var isSRGB = false
+    /// The HDR gain map beside the picture, stored as the picture is stored (EXIF Orientation not applied).
+    public var gainMap = GainMapReading()
 
     /// RGB(A) pixels (converted from planes on each call: call once).
     public var pixels: PixelBuffer { content.rgb() }

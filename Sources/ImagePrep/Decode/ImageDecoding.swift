@@ -16,6 +16,9 @@ public struct DecodeOptions: Sendable, Equatable {
     /// Hand back every frame of an animation (`DecodedPixels.animation`); otherwise the first frame only,
     /// with a warning that says how many were dropped.
     public var keepsAnimation: Bool
+    /// Decode the HDR gain map too (the output carries it); otherwise the decoder only says whether
+    /// there is one (`DecodedImage.gainMap.origin`).
+    public var readsGainMap = false
 
     public init(maxPixels: Int, threads: Int = 1, shrinkingTo: Int? = nil, keepsYCbCr420: Bool = false,
                 convertsToSRGB: Bool = false, keepsAnimation: Bool = false) {

@@ -29,6 +29,8 @@ public struct JPEGDecoder: ImageDecoding {
         var decoded = DecodedImage(content: content, metadata: metadata, orientation: orientation, warnings: warnings)
         decoded.sizeHint = JPEGMarkers.estimatedQuality(of: file).map { ($0, file.count) }
         decoded.isDCTBlockGrid = denominator == 1
+        decoded.gainMap = JPEGGainMapReader.read(file, primaryEXIF: metadata.exif, decodes: options.readsGainMap)
+        decoded.warnings += decoded.gainMap.warnings
         return decoded
     }
 

@@ -37,6 +37,12 @@ public protocol ImageEncoding: Sendable {
     /// One encode. `quality` is 1...100 and ignored by lossless encoders; `metadata` is already
     /// prepared for this output (OutputMetadata.prepare: within `metadataLimits`, only `carriedMetadata`).
     func encode(_ picture: DecodedPixels, quality: Int, metadata: ImageMetadata) throws -> [UInt8]
+    /// What encodes the picture alone (without what travels beside it, such as an HDR gain map): the
+    /// budget search's probes of a crop mosaic use it.
+    var pictureEncoder: any ImageEncoding { get }
+    /// Bytes every encode of a `width` x `height` picture carries beside the picture and its metadata,
+    /// whatever the quality, that shrink with the picture (an HDR gain map).
+    func bytesBesidePicture(width: Int, height: Int) -> Int
 }
 
 extension ImageEncoding {
@@ -46,6 +52,8 @@ extension ImageEncoding {
     public var keepsAnimation: Bool { false }
     /// libjpeg and libpng work a few rows at a time.
     public var workingBytesPerPixel: Int { 0 }
+    public var pictureEncoder: any ImageEncoding { self }
+    public func bytesBesidePicture(width: Int, height: Int) -> Int { 0 }
 }
 
 /// How big a metadata block an output format can hold (nil: no limit short of memory).

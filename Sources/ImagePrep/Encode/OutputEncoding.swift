@@ -50,10 +50,13 @@ enum OutputEncoding {
                     "the metadata alone (EXIF, XMP, ICC, IPTC, comments) is \(metadataBytes) bytes, too close to \(budget.formatted); try --strip-metadata")
             }
             let current = image
+            // Fixed across qualities, so the quality model leaves it out; it shrinks with the picture, so
+            // the shrink step does not (see `shrunk`).
+            let fixedBytes = metadataBytes + encoder.bytesBesidePicture(width: current.width, height: current.height)
             var probed: [Int: Int]?
             if budget.strategy == .binary, let probe = try probe(current, with: encoder, floor: floor, ceiling: settings.quality,
-                                                                  pictureBudget: budget.maxBytes - metadataBytes, hints: hints,
-                                                                  overhead: metadataBytes, lanes: lanes) {
+                                                                  pictureBudget: budget.maxBytes - fixedBytes, hints: hints,
+                                                                  overhead: fixedBytes, lanes: lanes) {
                 probes += probe.encodes
                 hints = probe.hints
                 probed = probe.hints
@@ -68,7 +71,7 @@ enum OutputEncoding {
             }
             let result = try searchQuality(floor: floor, ceiling: settings.quality, budget: budget.maxBytes,
                                            strategy: budget.strategy, model: encoder.sizeModel, hints: hints,
-                                           overhead: metadataBytes, lanes: lanes) { qualities in
+                                           overhead: fixedBytes, lanes: lanes) { qualities in
                 try encodeSideBySide(qualities) { try encoder.encode(current, quality: $0, metadata: metadata) }
             }
             encodes += result.encodes
@@ -142,7 +145,7 @@ enum OutputEncoding {
         let mosaicHints = hints.mapValues { max(1, Int(Double($0 - overhead) / scale)) }
         let result = try searchQuality(floor: floor, ceiling: ceiling, budget: mosaicBudget, strategy: .binary,
                                        model: encoder.sizeModel, hints: mosaicHints, lanes: lanes) { qualities in
-            try encodeSideBySide(qualities) { try encoder.encode(mosaic.picture, quality: $0, metadata: ImageMetadata()) }
+            try encodeSideBySide(qualities) { try encoder.pictureEncoder.encode(mosaic.picture, quality: $0, metadata: ImageMetadata()) }
         }
         return (result.sizes.mapValues { overhead + Int(Double($0) * scale) }, result.encodes)
     }

@@ -29,6 +29,8 @@ public struct ImageDescription: Sendable, Codable {
     public var comments: [String] = []
     /// One line per thing inside a HEIF file: images, thumbnails, auxiliary images, references.
     public var contents: [String] = []
+    /// The HDR gain map, when the file has one.
+    public var gainMap: GainMapSummary?
     public var notes: [String] = []
     /// Frames, timing and loops of an animated GIF or WebP (nil for a still picture).
     public var animation: AnimationSummary?
@@ -49,6 +51,42 @@ public struct AnimationSummary: Sendable, Codable, Equatable {
         let seconds = String(format: "%.2f", Double(totalDuration) / 1000)
         let loops = plays == 0 ? "plays forever" : "plays \(plays == 1 ? "once" : "\(plays) times")"
         return "\(frames) frames, \(seconds) s, \(loops), logical screen \(screen.width)x\(screen.height)"
+    }
+}
+
+/// What `info` tells of an HDR gain map.
+public struct GainMapSummary: Sendable, Codable, Equatable {
+    /// Apple HEIC auxiliary image, Apple JPEG (MPF), Ultra HDR, ISO 21496-1.
+    public var kind: String
+    /// The map as stored.
+    public var width: Int?
+    public var height: Int?
+    /// The map's own bytes, where the file keeps it as one block (a JPEG's MPF image).
+    public var bytes: Int?
+    /// How much brighter than SDR white the HDR rendition gets, as a factor (nil when the file does not say).
+    public var headroom: Double?
+    public var headroomStops: Double? { headroom.map { log2($0) } }
+
+    init(_ reading: GainMapReading, origin: GainMapOrigin, bytes: Int?) {
+        kind = origin.rawValue
+        width = reading.storedSize?.width
+        height = reading.storedSize?.height
+        self.bytes = bytes
+        headroom = reading.headroom
+    }
+
+    /// One line for `info`.
+    public var text: String {
+        var parts = [kind]
+        if let width, let height { parts.append("\(width)x\(height)") }
+        if let bytes { parts.append("\(bytes) bytes") }
+        if let headroom, let stops = headroomStops {
+            let factor = String(format: "%.2f", headroom), inStops = String(format: "%.2f", stops)
+            parts.append("headroom \(factor)x (\(inStops) stops)" + (headroom <= 1 ? ", nothing to keep" : ""))
+        } else {
+            parts.append("headroom not stated")
+        }
+        return parts.joined(separator: ", ")
     }
 }
 
@@ -80,6 +118,13 @@ public enum ImageInspector {
             let (metadata, warnings) = JPEGMarkers.metadata(in: file)
             var description = describe(metadata, format: "JPEG", width: width, height: height)
             description.notes += warnings
+            let reading = JPEGGainMapReader.read(file, primaryEXIF: metadata.exif, decodes: false)
+            if let origin = reading.origin {
+                description.gainMap = GainMapSummary(reading, origin: origin, bytes: MultiPictureFormat.secondaryImages(in: file).first?.count)
+                description.notes += reading.warnings
+            } else if metadata.xmp.map(GainMapXMP.claimsGainMap) == true {
+                description.notes.append("the XMP says there is an Ultra HDR gain map, but the file holds none (imgprep removes the claim)")
+            }
             return description
         case .png:
             return try inspectPNG(file)
@@ -195,6 +240,12 @@ public enum ImageInspector {
         }
         if description.exifOrientation.map({ $0 != 1 }) ?? false {
             description.notes.append("EXIF Orientation is informational in HEIF; the irot/imir boxes decide, and outputs get Orientation 1")
+        }
+        let reading = HeifGainMapReader.read(file, primary: handle, primaryEXIF: metadata.exif, decodes: false)
+        if let origin = reading.origin { description.gainMap = GainMapSummary(reading, origin: origin, bytes: nil) }
+        if structure?.items.contains(where: { $0.type == "tmap" }) == true {
+            description.notes.append("an ISO 21496-1 tone-map (tmap) item too, which libheif 1.15 cannot read: "
+                + (reading.origin == nil ? "its gain map is not kept" : "the Apple gain map is kept, the tmap's own values are not used"))
         }
         description.contents = heifContents(context: context, primary: handle)
         description.contents += structure.map(\.summaryLines) ?? []

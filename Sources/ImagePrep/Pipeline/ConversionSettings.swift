@@ -37,6 +37,8 @@ public struct ConversionSettings: Sendable, Codable {
     public var lossless = false
     /// What happens to colours: kept in the source's profile, or converted to sRGB.
     public var color: ColorHandling = .keep
+    /// What happens to an HDR photo's gain map: written beside the picture (Ultra HDR JPEG), or dropped.
+    public var hdr: HDRHandling = .keep
     public var pngCompressionLevel = 6
     public var budget: ByteBudget?
     /// Inputs with more pixels are refused before decoding.
@@ -52,6 +54,11 @@ public struct ConversionSettings: Sendable, Codable {
 /// `--color`: keep the source's colour profile (and pixels), or convert the pixels to sRGB for the web.
 public enum ColorHandling: String, Sendable, CaseIterable, Codable {
     case keep, srgb
+}
+
+/// `--hdr`: keep an HDR photo's gain map where the output format can carry it (JPEG), or write plain SDR.
+public enum HDRHandling: String, Sendable, CaseIterable, Codable {
+    case keep, drop
 }
 
 /// The byte ceiling for `compress` (and `convert --max-bytes`).
@@ -117,4 +124,6 @@ public struct PreparedImage: Sendable, Codable {
     public var lossless = false
     /// Things the user should know: dropped metadata, downscaling to fit a budget.
     public var warnings: [String]
+    /// The HDR gain map written beside the picture (Ultra HDR JPEG), if any.
+    public var gainMap: WrittenGainMap?
 }

@@ -28,6 +28,7 @@ public enum ImagePipeline {
                                     convertsToSRGB: settings.color == .srgb, keepsAnimation: plain.keepsAnimation)
         // A picture re-encoded at its own size and colours may stay in the source's own Y'CbCr planes.
         options.keepsYCbCr420 = shrinkingTo == nil && plain.takesYCbCr420 && settings.color == .keep
+        options.readsGainMap = GainMapPlan.writes(settings)
         var decoded = try decoder.decode(file, options: options)
 
         let upright = decoded.orientation.swapsDimensions ? (stored.height, stored.width) : (stored.width, stored.height)
@@ -54,6 +55,13 @@ public enum ImagePipeline {
         if settings.color == .srgb {
             picture = toSRGB(picture, decoded: &decoded, settings: settings)
         }
+        // The gain map takes the picture's turns and resizes; it stays in the base picture's colours.
+        let gainMap = decoded.gainMap.gainMap.map {
+            GainMap(plane: $0.plane.oriented(decoded.orientation), metadata: $0.metadata, origin: $0.origin)
+                .scaled(from: upright, to: (picture.width, picture.height), threads: settings.threadsPerImage)
+        }
+        decoded.warnings += GainMapPlan.notes(decoded.gainMap, written: gainMap != nil, settings: settings)
+        if gainMap == nil { decoded.metadata.xmp = decoded.metadata.xmp.map(GainMapPlan.withoutClaims) }
         switch picture {
         case .rgb(let image) where image.hasAlpha && !encoder.keepsAlpha:
             picture = .rgb(flattened(image, onto: settings.background))
@@ -63,8 +71,13 @@ public enum ImagePipeline {
             break
         }
         onStage(.encoding)
-        return try OutputEncoding.encode(picture, with: encoder, metadata: decoded.metadata, settings: settings,
-                                         warnings: decoded.warnings, sizeHints: sizeHints(width: picture.width, height: picture.height))
+        let writer: any ImageEncoding = gainMap.map {
+            GainMapJPEGEncoder(base: encoder, gainMap: $0, pictureSize: (picture.width, picture.height), threads: settings.threadsPerImage)
+        } ?? encoder
+        var prepared = try OutputEncoding.encode(picture, with: writer, metadata: decoded.metadata, settings: settings,
+                                                 warnings: decoded.warnings, sizeHints: sizeHints(width: picture.width, height: picture.height))
+        if gainMap != nil { prepared.gainMap = WrittenGainMap.describe(prepared.bytes) }
+        return prepared
     }
 
     /// `--color srgb`: 8-bit pixels converted from the source's profile (deeper ones were converted by

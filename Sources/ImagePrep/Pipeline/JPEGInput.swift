@@ -18,6 +18,14 @@ enum JPEGInput {
         if let budget = limit, file.count <= budget { limit = file.count }
 
         let sourceProgressive = JPEGMarkers.isProgressive(file)
+        // A gain map goes with the picture (turned like it) or, with --hdr drop, goes entirely.
+        let keepsGainMap = GainMapPlan.writes(settings)
+        let gainMap = JPEGGainMapReader.read(file, primaryEXIF: metadata.exif, decodes: keepsGainMap)
+        // (An MPF file of other images, such as a camera's preview, is not a gain-map file.)
+        let hasGainMapStructure = gainMap.origin != nil || metadata.xmp.map(GainMapXMP.claimsGainMap) == true
+        // Only an Ultra HDR file that keeps its map can leave as it came (Apple's maps are converted).
+        let gainMapMustChange = keepsGainMap ? gainMap.origin == .appleMPF || (gainMap.gainMap == nil && hasGainMapStructure)
+            : hasGainMapStructure
         // Keeping the coefficients saves only what optimal Huffman tables and removed metadata save (under a
         // tenth on camera files), so a file more than a fifth over its limit goes straight to the re-encode.
         let mayFit = limit.map { file.count <= $0 + $0 / 5 } ?? true
@@ -27,26 +35,44 @@ enum JPEGInput {
             // What leaves without a decode must be as sound as what a decode accepts.
             try JPEGDecoder.checkIntegrity(of: file)
             let mustChange = rawOrientation.map { $0 != 1 } ?? false || metadataMustChange(metadata, settings: settings)
-                || settings.jpeg.progressive && !sourceProgressive
+                || settings.jpeg.progressive && !sourceProgressive || gainMapMustChange
             if !mustChange, file.count <= limit ?? .max {
                 return PreparedImage(bytes: file, format: .jpeg, width: stored.width, height: stored.height, quality: nil,
-                                     encodes: 0, passedThrough: true, warnings: [])
+                                     encodes: 0, passedThrough: true, warnings: [],
+                                     gainMap: gainMap.gainMap == nil ? nil : WrittenGainMap.describe(file))
             }
             if settings.losslessJPEG {
-                var warnings = readWarnings
-                let output = OutputMetadata.prepare(metadata, for: JPEGEncoder(), width: upright.width, height: upright.height,
+                var warnings = readWarnings + gainMap.warnings
+                var output = OutputMetadata.prepare(metadata, for: JPEGEncoder(), width: upright.width, height: upright.height,
                                                     settings: settings, warnings: &warnings)
+                // The map turned by the same transform, re-encoded at the map's own quality.
+                let map = try gainMap.gainMap.map { found in
+                    var turned = found
+                    turned.plane = found.plane.oriented(orientation)
+                    return try UltraHDRContainer.encodeMap(turned)
+                }
+                if let map {
+                    output = UltraHDRContainer.primaryMetadata(output, mapLength: map.count)
+                } else {
+                    output.xmp = output.xmp.map(GainMapPlan.withoutClaims)
+                    warnings += GainMapPlan.notes(gainMap, written: false, settings: settings)
+                }
                 let segments = JPEGSegment.segments(for: output)
                 let progressive = settings.jpeg.progressive || sourceProgressive
-                var bytes = lossless(file, orientation: orientation, segments: segments, progressive: progressive, settings: settings)
+                func container(_ primary: [UInt8]?) -> [UInt8]? {
+                    guard let primary, hasGainMapStructure else { return primary }
+                    return map.map { UltraHDRContainer.assemble(primary: primary, map: $0) } ?? UltraHDRContainer.primaryOnly(primary)
+                }
+                var bytes = container(lossless(file, orientation: orientation, segments: segments, progressive: progressive, settings: settings))
                 // Turned blocks code a little differently: an optimised file can grow by a percent or so, and
                 // progressive scans usually win that back (still lossless).
                 if let larger = bytes, larger.count > limit ?? .max, !progressive {
-                    bytes = lossless(file, orientation: orientation, segments: segments, progressive: true, settings: settings)
+                    bytes = container(lossless(file, orientation: orientation, segments: segments, progressive: true, settings: settings))
                 }
                 if let bytes, bytes.count <= limit ?? .max {
                     return PreparedImage(bytes: bytes, format: .jpeg, width: upright.width, height: upright.height,
-                                         quality: sourceQuality, encodes: 0, passedThrough: false, lossless: true, warnings: warnings)
+                                         quality: sourceQuality, encodes: 0, passedThrough: false, lossless: true, warnings: warnings,
+                                         gainMap: map == nil ? nil : WrittenGainMap.describe(bytes))
                 }
             }
         }

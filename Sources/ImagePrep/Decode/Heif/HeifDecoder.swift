@@ -73,6 +73,8 @@ public struct HeifDecoder: ImageDecoding {
         var decoded = DecodedImage(content: pixels, metadata: metadata, orientation: .up,
                                    sourceBitDepth: bitDepth, warnings: warnings)
         decoded.isSRGB = toSRGB
+        decoded.gainMap = HeifGainMapReader.read(file, primary: handle, primaryEXIF: metadata.exif, decodes: options.readsGainMap)
+        decoded.warnings += decoded.gainMap.warnings
         return decoded
     }
 

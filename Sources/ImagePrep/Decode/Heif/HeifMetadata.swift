@@ -25,7 +25,7 @@ extension HeifDecoder {
         return metadata
     }
 
-    private static func metadataBlocks(_ handle: OpaquePointer, type: String, contentType: String? = nil) -> [[UInt8]] {
+    static func metadataBlocks(_ handle: OpaquePointer, type: String, contentType: String? = nil) -> [[UInt8]] {
         let count = Int(heif_image_handle_get_number_of_metadata_blocks(handle, type))
         guard count > 0 else { return [] }
         var ids = [heif_item_id](repeating: 0, count: count)

@@ -93,6 +93,16 @@ public struct JPEGEncoder: ImageEncoding {
         }
     }
 
+    /// Encodes one grey plane as a one-component JPEG (HDR gain maps).
+    public func encode(_ plane: GrayPlane, quality: Int, settings: JPEGSettings, segments: [JPEGSegment] = []) throws -> [UInt8] {
+        try Self.run(quality: quality, settings: settings, segments: segments) { options, cSegments, output, outputSize, err, errlen in
+            plane.pixels.withUnsafeBufferPointer { samples in
+                cic_jpeg_encode_gray(samples.baseAddress, Int32(plane.width), Int32(plane.height), plane.width,
+                                     options, cSegments, cSegments.count, &output, &outputSize, err, errlen)
+            }
+        }
+    }
+
     /// Encodes planar RGB like `encode(_:quality:settings:segments:)` (the C side interleaves a band at a time).
     public func encode(_ image: RGBPlanes, quality: Int, settings: JPEGSettings, segments: [JPEGSegment] = []) throws -> [UInt8] {
         try Self.run(quality: quality, settings: settings, segments: segments) { options, cSegments, output, outputSize, err, errlen in

@@ -1,0 +1,27 @@
+/// Whether an output carries the source's gain map, and what the user is told when it does not.
+enum GainMapPlan {
+    /// Only JPEG can carry a gain map with Debian 12's libraries (libheif 1.15 and libavif 0.11 write
+    /// no `tmap` item; PNG and WebP have no gain-map format).
+    static func writes(_ settings: ConversionSettings) -> Bool {
+        settings.hdr == .keep && settings.format == .jpeg
+    }
+
+    /// Warnings for a gain map that the output leaves out.
+    static func notes(_ reading: GainMapReading, written: Bool, settings: ConversionSettings) -> [String] {
+        guard let origin = reading.origin, !written, settings.hdr == .keep else { return [] }
+        if !writes(settings) {
+            return ["dropped the HDR gain map (\(origin.rawValue)): \(settings.format.rawValue.uppercased()) output cannot carry one here; wrote the SDR picture only (JPEG keeps it as Ultra HDR)"]
+        }
+        if let headroom = reading.headroom, headroom <= 1 {
+            return ["left out the HDR gain map (\(origin.rawValue)): its headroom is \(GainMapXMP.decimal(headroom)), so it brightens nothing"]
+        }
+        return reading.headroom == nil && reading.warnings.isEmpty
+            ? ["left out the HDR gain map (\(origin.rawValue)): the file does not say how bright it gets"] : []
+    }
+
+    /// An XMP packet that no longer says there is a gain map (kept as it was if it cannot be read).
+    static func withoutClaims(_ packet: [UInt8]) -> [UInt8] {
+        guard GainMapXMP.claimsGainMap(packet) || XMPValues.mentions(AppleGainMap.xmpNamespace, in: packet) else { return packet }
+        return (try? GainMapXMP.removingClaims(packet)) ?? packet
+    }
+}

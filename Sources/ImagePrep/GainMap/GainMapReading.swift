@@ -1,0 +1,18 @@
+/// What a decoder found about a gain map: which kind there is (cheap, from headers), and the map
+/// itself when the pipeline asked for it (`DecodeOptions.readsGainMap`).
+public struct GainMapReading: Sendable {
+    /// The kind of gain map the file has, even when it was not decoded; nil without one.
+    public var origin: GainMapOrigin?
+    public var gainMap: GainMap?
+    /// The headroom as the file states it (a linear factor), also when the map was not decoded.
+    public var headroom: Double?
+    /// The map's size as stored, when known.
+    public var storedSize: (width: Int, height: Int)?
+    public var warnings: [String] = []
+
+    public init(origin: GainMapOrigin? = nil, gainMap: GainMap? = nil, headroom: Double? = nil) {
+        self.origin = origin
+        self.gainMap = gainMap
+        self.headroom = headroom
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+
+/// Ultra HDR's XMP: the `hdrgm` values in the gain-map image, the `hdrgm:Version` and GContainer
+/// directory in the primary image, and their removal where a file no longer has a gain map.
+enum GainMapXMP {
+    static let namespace = "http://ns.adobe.com/hdr-gain-map/1.0/"
+    static let containerNamespace = "http://ns.google.com/photos/1.0/container/"
+    static let itemNamespace = "http://ns.google.com/photos/1.0/container/item/"
+
+    /// The values of a gain-map image's `hdrgm` XMP, with the Adobe specification's defaults for the
+    /// optional ones; nil without `Version`, `GainMapMax` or `HDRCapacityMax`, or when the base
+    /// rendition is the HDR one (not supported).
+    static func metadata(in packet: [UInt8]) -> GainMapMetadata? {
+        func value(_ name: String) -> Double? { XMPValues.number(name, namespace: namespace, in: packet) }
+        guard XMPValues.text("Version", namespace: namespace, in: packet) != nil,
+              let gainMapMax = value("GainMapMax"), let capacityMax = value("HDRCapacityMax") else { return nil }
+        if XMPValues.text("BaseRenditionIsHDR", namespace: namespace, in: packet)?.lowercased() == "true" { return nil }
+        return GainMapMetadata(gainMapMin: value("GainMapMin") ?? 0, gainMapMax: gainMapMax, gamma: value("Gamma") ?? 1,
+                               offsetSDR: value("OffsetSDR") ?? 1.0 / 64, offsetHDR: value("OffsetHDR") ?? 1.0 / 64,
+                               hdrCapacityMin: value("HDRCapacityMin") ?? 0, hdrCapacityMax: capacityMax)
+    }
+
+    /// The gain-map image's packet: every value, as libultrahdr writes it.
+    static func mapPacket(_ metadata: GainMapMetadata) -> [UInt8] {
+        let values = [("GainMapMin", metadata.gainMapMin), ("GainMapMax", metadata.gainMapMax), ("Gamma", metadata.gamma),
+                      ("OffsetSDR", metadata.offsetSDR), ("OffsetHDR", metadata.offsetHDR),
+                      ("HDRCapacityMin", metadata.hdrCapacityMin), ("HDRCapacityMax", metadata.hdrCapacityMax)]
+        let attributes = values.map { "\n      hdrgm:\($0.0)=\"\(decimal($0.1))\"" }.joined()
+        return Array(("""
+            <x:xmpmeta xmlns:x="adobe:ns:meta/">
+              <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+                <rdf:Description rdf:about=""
+                  xmlns:hdrgm="\(namespace)"
+                  hdrgm:Version="1.0"\(attributes)
+                  hdrgm:BaseRenditionIsHDR="False"/>
+              </rdf:RDF>
+            </x:xmpmeta>
+            """).utf8)
+    }
+
+    /// The description the primary image gains: the version and where the gain map is.
+    static func primaryDescription(mapLength: Int) -> String {
+        """
+        <rdf:Description rdf:about=""
+              xmlns:hdrgm="\(namespace)"
+              xmlns:Container="\(containerNamespace)"
+              xmlns:Item="\(itemNamespace)"
+              hdrgm:Version="1.0">
+              <Container:Directory>
+                <rdf:Seq>
+                  <rdf:li rdf:parseType="Resource">
+                    <Container:Item Item:Semantic="Primary" Item:Mime="image/jpeg"/>
+                  </rdf:li>
+                  <rdf:li rdf:parseType="Resource">
+                    <Container:Item Item:Semantic="GainMap" Item:Mime="image/jpeg" Item:Length="\(mapLength)"/>
+                  </rdf:li>
+                </rdf:Seq>
+              </Container:Directory>
+            </rdf:Description>
+        """
+    }
+
+    /// The primary's packet: the source's own (claims of an earlier gain map removed) with the
+    /// description added after `<rdf:RDF ...>`, or a packet of its own when there is none or it
+    /// cannot be read.
+    static func primaryPacket(_ source: [UInt8]?, mapLength: Int) -> [UInt8] {
+        let description = Array(primaryDescription(mapLength: mapLength).utf8)
+        if let source, let cleaned = try? removingClaims(source),
+           let rdf = try? XMPScanner.elements(of: cleaned).first(where: { $0.name.local == "RDF" }),
+           let open = cleaned[rdf.range].firstIndex(of: 0x3E), cleaned[open - 1] != 0x2F {
+            return Array(cleaned[...open]) + [0x0A] + description + cleaned[(open + 1)...]
+        }
+        return Array("""
+            <x:xmpmeta xmlns:x="adobe:ns:meta/">
+              <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+            
+            """.utf8) + description + Array("\n  </rdf:RDF>\n</x:xmpmeta>".utf8)
+    }
+
+    /// The packet without anything that says there is a gain map: `hdrgm` properties, the GContainer
+    /// directory, Apple's `HDRGainMap` properties, and their namespace declarations.
+    static func removingClaims(_ packet: [UInt8]) throws -> [UInt8] {
+        let claimed: Set<String> = [namespace, containerNamespace, itemNamespace, AppleGainMap.xmpNamespace]
+        var removals: [Range<Int>] = []
+        for element in try XMPScanner.elements(of: packet) {
+            if let space = element.name.namespace, claimed.contains(space) {
+                var start = element.range.lowerBound
+                while start > 0, XMP.isWhitespace(packet[start - 1]) { start -= 1 }
+                removals.append(start..<element.range.upperBound)
+                continue
+            }
+            for attribute in element.attributes {
+                let isClaim = attribute.name.namespace.map(claimed.contains) ?? false
+                let declaresClaim = attribute.name.namespace == nil && claimed.contains(XMP.text(packet, attribute.value))
+                if isClaim || declaresClaim { removals.append(attribute.range) }
+            }
+        }
+        var result: [UInt8] = []
+        var cursor = 0
+        for range in removals.sorted(by: { $0.lowerBound < $1.lowerBound }) where range.lowerBound >= cursor {
+            result += packet[cursor..<range.lowerBound]
+            cursor = range.upperBound
+        }
+        return result + packet[cursor...]
+    }
+
+    /// Whether a packet says the file has a gain map.
+    static func claimsGainMap(_ packet: [UInt8]) -> Bool {
+        XMPValues.mentions(namespace, in: packet) || XMPValues.mentions(containerNamespace, in: packet)
+    }
+
+    /// Up to six decimals, no trailing zeros: the same text for the same value everywhere.
+    static func decimal(_ value: Double) -> String {
+        var text = String(format: "%.6f", value)
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text == "-0" ? "0" : text
+    }
+}
