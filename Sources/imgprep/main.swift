@@ -6,19 +6,7 @@ import ImagePrep
 let commands: [any Command.Type] = [ConvertCommand.self, CompressCommand.self, InfoCommand.self]
 let version = CodecVersions.imgprep
 
-let toolHelp = """
-imgprep \(version): prepare images for upload in batch
-
-Usage: imgprep COMMAND [options] FILE...
-
-Commands:
-\(commands.map { "  " + $0.spec.name.padding(toLength: 10, withPad: " ", startingAt: 0) + $0.spec.abstract }.joined(separator: "\n"))
-
-Run 'imgprep COMMAND --help' for a command's options, 'imgprep --version' for the libraries in use.
-
-\(ExitStatus.lines(ExitStatus.batch).joined(separator: "\n"))
-
-"""
+let reference = ToolReference(version: version, commands: commands.map { $0.spec })
 
 func fail(_ message: String) -> Never {
     StandardStream.error.write("imgprep: \(message)\n")
@@ -32,18 +20,17 @@ var arguments = (1..<Int(CommandLine.argc)).map { index in
     CommandLine.unsafeArgv[index].map { RawPath.decode(UnsafeRawBufferPointer(start: $0, count: strlen($0))) } ?? ""
 }
 guard let first = arguments.first else {
-    StandardStream.error.write(toolHelp)
+    StandardStream.error.write(reference.help)
     exit(2)
 }
 switch first {
 case WorkerCommand.name:
     exit(WorkerCommand.run())
 case "-h", "--help", "help":
-    if arguments.count > 1, let command = commands.first(where: { $0.spec.name == arguments[1] }) {
-        StandardStream.output.write(HelpFormatter.help(for: command.spec))
-    } else {
-        StandardStream.output.write(toolHelp)
-    }
+    do { StandardStream.output.write(try HelpCommand.run(Array(arguments.dropFirst()), reference)) } catch { fail("\(error)") }
+    exit(0)
+case "completions":
+    do { StandardStream.output.write(try HelpCommand.completions(Array(arguments.dropFirst()), reference)) } catch { fail("\(error)") }
     exit(0)
 case "--version", "-V":
     StandardStream.output.write("imgprep \(version)\n")
