@@ -15,10 +15,9 @@ func fail(_ message: String) -> Never {
 
 StandardStream.prepareProcess()
 
-// From argv's bytes, not CommandLine.arguments, which replaces bytes that are not UTF-8 (see RawPath).
-var arguments = (1..<Int(CommandLine.argc)).map { index in
-    CommandLine.unsafeArgv[index].map { RawPath.decode(UnsafeRawBufferPointer(start: $0, count: strlen($0))) } ?? ""
-}
+// From argv's bytes, not CommandLine.arguments, which replaces bytes that are not UTF-8 (see RawPath)
+// and is empty when /proc is not mounted.
+var arguments = ThisProcess.arguments
 guard let first = arguments.first else {
     StandardStream.error.write(reference.help)
     exit(2)
@@ -44,6 +43,10 @@ guard let commandType = commands.first(where: { $0.spec.name == first }) else {
     fail("unknown command '\(first)'; \(hint)see 'imgprep --help'")
 }
 arguments.removeFirst()
+// --help, --version and completions work anywhere; a command needs the thread pool, which needs /proc.
+guard ThisProcess.procMounted else {
+    fail("/proc is not mounted, and Swift's thread pool (libdispatch) reads it; mount it (mount -t proc proc /proc) to run '\(first)'")
+}
 do {
     let parsed = try ParsedArguments(arguments, spec: commandType.spec)
     if parsed.has("help") {
