@@ -10,6 +10,11 @@ version=$("$bin" --version | sed -n '1s/^imgprep //p')
 arch=$(dpkg --print-architecture)
 deb=imgprep_${version}_${arch}.deb
 work=.build/deb
+# Everything in the package comes from the binary and this script: repack only when one changed.
+if [ "$deb" -nt "$bin" ] && [ "$deb" -nt "$0" ] && [ "$deb" -nt Makefile ]; then
+  echo "$deb is up to date"
+  exit 0
+fi
 root=$work/debian/imgprep   # where dpkg-shlibdeps expects the package's files
 rm -rf "$work" imgprep_*_"$arch".deb  # an older version beside it would confuse the Dockerfile's COPY
 mkdir -p "$root/DEBIAN" "$work/debian"
