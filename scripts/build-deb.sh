@@ -35,8 +35,9 @@ mkdir -p "$root/usr/share/doc/imgprep"
 
 # dpkg-shlibdeps reads the package names from debian/control and maps each NEEDED library to the
 # package (and minimum version) that ships it, from dpkg's own records.
+# (-e takes its file attached: with a space the file is read as a bare argument, with a warning.)
 printf 'Source: imgprep\n\nPackage: imgprep\nArchitecture: any\n' > "$work/debian/control"
-depends=$(cd "$work" && dpkg-shlibdeps -O -e debian/imgprep/usr/bin/imgprep | sed -n 's/^shlibs:Depends=//p')
+depends=$(cd "$work" && dpkg-shlibdeps -O -edebian/imgprep/usr/bin/imgprep | sed -n 's/^shlibs:Depends=//p')
 [ -n "$depends" ] || { echo "build-deb: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
 
 cat > "$root/DEBIAN/control" <<CONTROL
