@@ -102,5 +102,6 @@ deb-test: deb
 	$(call apt_install,debootstrap)
 	bash scripts/deb-test.sh $(STATIC_BIN)
 
+# --one-file-system: never into a /proc or /sys a killed deb-test left mounted in its Debian tree.
 clean:
-	rm -rf .build out
+	rm -rf --one-file-system .build out imgprep_*.deb
