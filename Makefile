@@ -5,7 +5,18 @@ SWIFT ?= $(or $(shell command -v swift 2>/dev/null),$(wildcard /opt/swift/usr/bi
 PREFIX ?= /usr/local
 TEST_FLAGS ?=
 FUZZ_SECONDS ?= 60
+# One release build for build, test, install and docs: the same flags, so `make install` after `make test`
+# finds everything built. -enable-testing keeps @testable imports working in release.
+RELEASE_FLAGS := -c release -Xswiftc -enable-testing
 BIN := .build/release/imgprep
+# Where `make install` puts the man page and each shell's completions (each shell's own search path).
+MANDIR ?= $(PREFIX)/share/man/man1
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
+# The Debian package's binary: the Swift runtime linked in, built apart so it never invalidates .build/release.
+STATIC_SCRATCH := .build/static
+STATIC_BIN := $(STATIC_SCRATCH)/release/imgprep
 
 # Ubuntu (and its derivatives) name the libjpeg-turbo dev package differently from Debian.
 JPEG_DEV := $(shell grep -Eqs '^ID(_LIKE)?=.*ubuntu' /etc/os-release && echo libjpeg-turbo8-dev || echo libjpeg62-turbo-dev)
@@ -13,7 +24,8 @@ JPEG_DEV := $(shell grep -Eqs '^ID(_LIKE)?=.*ubuntu' /etc/os-release && echo lib
 # libwebp-dev: WebP in and out (decode, demux, mux); liblcms2-dev: --color srgb. webp and libavif-bin: dwebp and avifdec, independent decoders the tests read outputs back with.
 # libgif-dev: GIF in (giflib). python3-venv: the test-only venv (`make testenv`): Pillow reads animations
 # back, imagecodecs (it bundles libultrahdr) reads Ultra HDR JPEGs back: readers that are not ours.
-DEPS := pkg-config libheif-dev libexif-dev $(JPEG_DEV) libturbojpeg0-dev libpng-dev libwebp-dev liblcms2-dev libgif-dev libheif-examples libimage-exiftool-perl imagemagick libvips-tools libjpeg-turbo-progs webp libavif-bin jq python3-venv
+# zsh and fish: the completion tests run the generated scripts in them (bash is always there).
+DEPS := zsh fish pkg-config libheif-dev libexif-dev $(JPEG_DEV) libturbojpeg0-dev libpng-dev libwebp-dev liblcms2-dev libgif-dev libheif-examples libimage-exiftool-perl imagemagick libvips-tools libjpeg-turbo-progs webp libavif-bin jq python3-venv
 BENCH_DEPS := libvips-tools imagemagick libheif-examples jpegoptim time webp jq python3
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
@@ -27,7 +39,7 @@ define apt_install
 	else echo "packages already installed: $(1)"; fi
 endef
 
-.PHONY: deps bench-deps testenv build test fuzz demo fixtures bench install clean
+.PHONY: deps bench-deps testenv build test fuzz demo fixtures bench install install-files docs deb deb-test clean
 
 deps:
 	$(call apt_install,$(DEPS))
@@ -36,7 +48,7 @@ bench-deps:
 	$(call apt_install,$(BENCH_DEPS))
 
 build:
-	$(SWIFT) build -c release
+	$(SWIFT) build $(RELEASE_FLAGS)
 
 # A venv for the tests only, from PyPI: Pillow reads animations back (scripts/compare-animations.py) and
 # imagecodecs, which bundles libultrahdr, reads Ultra HDR JPEGs back (scripts/ultrahdr_reference.py).
@@ -48,9 +60,15 @@ testenv: deps
 	else echo "$(TESTENV) already has Pillow, numpy and imagecodecs"; fi
 
 # Release mode: the corpus tests decode and encode dozens of real photos, ~10x faster optimised.
-# -enable-testing keeps @testable imports working in release.
 test: deps testenv
-	$(SWIFT) test -c release -Xswiftc -enable-testing $(TEST_FLAGS)
+	$(SWIFT) test $(RELEASE_FLAGS) $(TEST_FLAGS)
+
+# docs/cli.md and docs/imgprep.1 from the option tables (a test fails when the committed ones are stale).
+# A debug build: quick and incremental, and the text is the same.
+docs:
+	$(SWIFT) build --product imgprep
+	$$($(SWIFT) build --show-bin-path)/imgprep help --markdown > docs/cli.md.tmp && mv docs/cli.md.tmp docs/cli.md
+	$$($(SWIFT) build --show-bin-path)/imgprep help --man > docs/imgprep.1.tmp && mv docs/imgprep.1.tmp docs/imgprep.1
 
 # libFuzzer + AddressSanitizer over the parsers and the whole pipeline, FUZZ_SECONDS per target
 # (scripts/fuzz.sh; docs/behaviour.md's "Fuzzing" section says what it covers and what it found).
@@ -70,7 +88,32 @@ bench: bench-deps build
 	BENCH_TABLE=docs/benchmark.md bash scripts/bench.sh
 
 install: build
-	install -D -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/imgprep
+	$(MAKE) --no-print-directory install-files INSTALL_BIN=$(BIN)
 
+# The binary INSTALL_BIN, its man page and completions (written by the binary itself) under DESTDIR.
+install-files:
+	install -D -m 755 $(INSTALL_BIN) $(DESTDIR)$(PREFIX)/bin/imgprep
+	install -d $(DESTDIR)$(MANDIR) $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
+	$(INSTALL_BIN) help --man > $(DESTDIR)$(MANDIR)/imgprep.1
+	$(INSTALL_BIN) completions bash > $(DESTDIR)$(BASHCOMPDIR)/imgprep
+	$(INSTALL_BIN) completions zsh > $(DESTDIR)$(ZSHCOMPDIR)/_imgprep
+	$(INSTALL_BIN) completions fish > $(DESTDIR)$(FISHCOMPDIR)/imgprep.fish
+	chmod 644 $(DESTDIR)$(MANDIR)/imgprep.1 $(DESTDIR)$(BASHCOMPDIR)/imgprep $(DESTDIR)$(ZSHCOMPDIR)/_imgprep $(DESTDIR)$(FISHCOMPDIR)/imgprep.fish
+
+# imgprep_VERSION_amd64.deb for Debian 12: the Swift runtime linked in statically, Depends computed by
+# dpkg-shlibdeps from the binary (scripts/build-deb.sh).
+deb: deps
+	$(call apt_install,dpkg-dev)
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(STATIC_SCRATCH) --product imgprep
+	bash scripts/build-deb.sh $(STATIC_BIN)
+
+# Installs the package into a bare Debian 12 tree (debootstrap minbase, cached in .build/) with the
+# Dockerfile's apt step and runs it there. Needs root and the network; a few minutes, so not in .ci/run:
+# run it before a release and after changing linked libraries (scripts/deb-test.sh).
+deb-test: deb
+	$(call apt_install,debootstrap)
+	bash scripts/deb-test.sh $(STATIC_BIN)
+
+# --one-file-system: never into a /proc or /sys a killed deb-test left mounted in its Debian tree.
 clean:
-	rm -rf .build out $(TESTENV)
+	rm -rf --one-file-system .build out imgprep_*.deb $(TESTENV)

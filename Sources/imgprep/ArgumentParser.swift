@@ -6,14 +6,46 @@ struct OptionSpec {
     var valueName: String?
     var help: String
     var defaultValue: String?
+    /// The words a shell completion offers for the value (`--to` offers the formats); empty: none.
+    var values: [String] = []
 
     static func flag(_ long: String, _ short: Character? = nil, _ help: String) -> OptionSpec {
         OptionSpec(long: long, short: short, valueName: nil, help: help, defaultValue: nil)
     }
 
     static func value(_ long: String, _ short: Character? = nil, _ valueName: String, _ help: String,
-                      default defaultValue: String? = nil) -> OptionSpec {
-        OptionSpec(long: long, short: short, valueName: valueName, help: help, defaultValue: defaultValue)
+                      default defaultValue: String? = nil, values: [String] = []) -> OptionSpec {
+        OptionSpec(long: long, short: short, valueName: valueName, help: help, defaultValue: defaultValue, values: values)
+    }
+
+    /// What a shell should complete after the option.
+    enum ValueCompletion: Equatable {
+        case none, words([String]), file, directory
+    }
+
+    /// Listed values first; otherwise the placeholder says whether a path is wanted (FILE, DIR).
+    var completion: ValueCompletion {
+        guard let valueName else { return .none }
+        if !values.isEmpty { return .words(values) }
+        switch valueName {
+        case "FILE": return .file
+        case "DIR": return .directory
+        default: return .none
+        }
+    }
+
+    /// `-q, --quality` or `--quality`.
+    var names: [String] { (short.map { ["-\($0)"] } ?? []) + ["--" + long] }
+}
+
+/// Flags that contradict each other: giving both is a usage error naming the two.
+enum Conflicts {
+    static let pairs = [("update", "skip-existing"), ("json", "quiet"), ("quiet", "verbose")]
+
+    /// The pairs whose both options a command has.
+    static func pairs(in spec: CommandSpec) -> [(String, String)] {
+        let names = Set(spec.options.map(\.long))
+        return pairs.filter { names.contains($0.0) && names.contains($0.1) }
     }
 }
 
@@ -116,7 +148,12 @@ struct ParsedArguments {
                 index += 1
             }
         }
+        for (first, second) in Conflicts.pairs(in: spec) where given(first) && given(second) {
+            throw UsageError(description: "--\(first) and --\(second) cannot be used together; see 'imgprep \(spec.name) --help'")
+        }
     }
+
+    private func given(_ long: String) -> Bool { flags.contains(long) || values[long] != nil }
 
     func has(_ flag: String) -> Bool { flags.contains(flag) }
     func value(_ long: String) -> String? { values[long] }
@@ -172,12 +209,16 @@ enum HelpFormatter {
                                                   : label + "\n" + String(repeating: " ", count: width + 2)
             lines.append("  " + padded + help)
         }
+        let conflicts = Conflicts.pairs(in: spec)
+        if !conflicts.isEmpty {
+            lines += ["", "Not together: " + conflicts.map { "--\($0.0) with --\($0.1)" }.joined(separator: ", ")]
+        }
         if !spec.examples.isEmpty { lines += ["", "Examples:"] + spec.examples.map { "  " + $0 } }
         lines += [""] + ExitStatus.lines(spec.exitStatus)
         return lines.joined(separator: "\n") + "\n"
     }
 
-    private static func label(_ option: OptionSpec) -> String {
+    static func label(_ option: OptionSpec) -> String {
         let names = (option.short.map { "-\($0), " } ?? "    ") + "--" + option.long
         return option.valueName.map { names + " " + $0 } ?? names
     }

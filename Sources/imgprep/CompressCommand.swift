@@ -1,13 +1,17 @@
 import ImagePrep
 
 struct CompressCommand: Command {
+    /// The lossy formats: a byte budget needs a quality to search.
+    static let formats: [OutputFormat] = [.jpeg, .webp, .avif, .heic]
+
     static let spec = CommandSpec(
         name: "compress",
         abstract: "write each image as the highest-quality JPEG, WebP, AVIF or HEIC that fits a byte budget",
         usage: "imgprep compress --max-bytes SIZE [options] FILE...",
         options: [
             .value("max-bytes", nil, "SIZE", "the budget, metadata included: 250000, 250000B, 500KB, 1.5MB (x1000), 512KiB, 1MiB (x1024)"),
-            .value("to", nil, "FORMAT", "output format: jpeg, webp, avif or heic", default: "jpeg"),
+            .value("to", nil, "FORMAT", "output format: jpeg, webp, avif or heic", default: "jpeg",
+                   values: formats.map(\.rawValue)),
             .value("quality", "q", "N", "highest quality the search may use", default: "95"),
             .flag("in-place", nil, "replace each input atomically, keeping its permissions"),
         ] + SharedOptions.search + SharedOptions.image + SharedOptions.batch,
@@ -31,7 +35,7 @@ struct CompressCommand: Command {
         guard arguments.value("max-bytes") != nil else {
             throw UsageError(description: "compress needs --max-bytes SIZE; see 'imgprep compress --help'")
         }
-        options = try BatchCommandOptions(arguments, formats: [.jpeg, .webp, .avif, .heic], defaultQuality: { _ in 95 })
+        options = try BatchCommandOptions(arguments, formats: Self.formats, defaultQuality: { _ in 95 })
         if options.batch.inPlace && options.settings.format != .jpeg {
             throw UsageError(description: "--in-place replaces JPEG files with JPEG files; with --to \(options.settings.format.rawValue) use -o DIR; see 'imgprep compress --help'")
         }

@@ -6,7 +6,8 @@ struct ConvertCommand: Command {
         abstract: "convert HEIC/HEIF/AVIF, JPEG, PNG, WebP and GIF to upright JPEG, PNG, WebP, AVIF or HEIC with metadata intact (animations stay animated in WebP)",
         usage: "imgprep convert [options] FILE... | DIR... -r",
         options: [
-            .value("to", nil, "FORMAT", "output format: jpeg, png, webp, avif or heic", default: "jpeg"),
+            .value("to", nil, "FORMAT", "output format: jpeg, png, webp, avif or heic", default: "jpeg",
+                   values: OutputFormat.allCases.map(\.rawValue)),
             .value("quality", "q", "N", "quality 1-100 (the ceiling when --max-bytes is given); webp defaults to 80, avif and heic to 50", default: "85"),
             .flag("lossless", nil, "lossless WebP (with --to webp)"),
             .value("png-compression", nil, "N", "zlib level for PNG output, 0 (fastest) to 9 (smallest)", default: "6"),

@@ -3,20 +3,20 @@ enum SharedOptions {
     static let image: [OptionSpec] = [
         .value("output", "o", "DIR", "write outputs into DIR (created if missing) instead of next to each input; -o NAME.jpg (.png, .webp, .avif, .heic) writes one input to that file"),
         .value("max-dimension", nil, "N", "shrink so the long edge is exactly N pixels; never enlarges"),
-        .value("background", nil, "COLOR", "colour under transparent pixels in JPEG output: white, black or #rrggbb", default: "white"),
+        .value("background", nil, "COLOR", "colour under transparent pixels in JPEG output: white, black or #rrggbb", default: "white", values: ["white", "black"]),
         .flag("strip-location", nil, "remove where the photo was taken: EXIF GPS, XMP and IPTC location fields; keep everything else"),
         .flag("strip-gps", nil, "the same as --strip-location"),
         .flag("strip-metadata", nil, "drop EXIF, XMP, IPTC and comments; the ICC profile stays so colours do not change"),
-        .value("color", nil, "MODE", "keep (the source's colour profile) or srgb (convert the pixels to sRGB, embed a compact sRGB profile)", default: "keep"),
-        .value("hdr", nil, "MODE", "keep (write an HDR photo's gain map as Ultra HDR JPEG; other formats warn and drop it) or drop (plain SDR)", default: "keep"),
-        .value("subsampling", nil, "MODE", "JPEG, AVIF and HEIC chroma: auto (444 at quality 90+, 420 below and in budget searches), 420, 422 or 444", default: "auto"),
+        .value("color", nil, "MODE", "keep (the source's colour profile) or srgb (convert the pixels to sRGB, embed a compact sRGB profile)", default: "keep", values: ["keep", "srgb"]),
+        .value("hdr", nil, "MODE", "keep (write an HDR photo's gain map as Ultra HDR JPEG; other formats warn and drop it) or drop (plain SDR)", default: "keep", values: ["keep", "drop"]),
+        .value("subsampling", nil, "MODE", "JPEG, AVIF and HEIC chroma: auto (444 at quality 90+, 420 below and in budget searches), 420, 422 or 444", default: "auto", values: ["auto", "420", "422", "444"]),
         .flag("progressive", nil, "write progressive JPEG"),
         .value("max-pixels", nil, "N", "refuse inputs with more pixels than N before decoding", default: "300000000"),
         .value("max-input-size", nil, "SIZE", "refuse input files larger than SIZE before reading them (units as --max-bytes)", default: "1GB"),
     ]
     static let search: [OptionSpec] = [
         .value("min-quality", nil, "N", "lowest quality the search may use", default: "40"),
-        .value("search", nil, "MODE", "binary (highest quality that fits) or step (from --quality down by --step)", default: "binary"),
+        .value("search", nil, "MODE", "binary (highest quality that fits) or step (from --quality down by --step)", default: "binary", values: ["binary", "step"]),
         .value("step", nil, "N", "quality decrement for --search step", default: "5"),
         .flag("no-downscale", nil, "fail instead of shrinking when even --min-quality is over the budget"),
     ]

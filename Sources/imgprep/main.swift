@@ -6,19 +6,7 @@ import ImagePrep
 let commands: [any Command.Type] = [ConvertCommand.self, CompressCommand.self, InfoCommand.self]
 let version = CodecVersions.imgprep
 
-let toolHelp = """
-imgprep \(version): prepare images for upload in batch
-
-Usage: imgprep COMMAND [options] FILE...
-
-Commands:
-\(commands.map { "  " + $0.spec.name.padding(toLength: 10, withPad: " ", startingAt: 0) + $0.spec.abstract }.joined(separator: "\n"))
-
-Run 'imgprep COMMAND --help' for a command's options, 'imgprep --version' for the libraries in use.
-
-\(ExitStatus.lines(ExitStatus.batch).joined(separator: "\n"))
-
-"""
+let reference = ToolReference(version: version, commands: commands.map { $0.spec })
 
 func fail(_ message: String) -> Never {
     StandardStream.error.write("imgprep: \(message)\n")
@@ -27,23 +15,21 @@ func fail(_ message: String) -> Never {
 
 StandardStream.prepareProcess()
 
-// From argv's bytes, not CommandLine.arguments, which replaces bytes that are not UTF-8 (see RawPath).
-var arguments = (1..<Int(CommandLine.argc)).map { index in
-    CommandLine.unsafeArgv[index].map { RawPath.decode(UnsafeRawBufferPointer(start: $0, count: strlen($0))) } ?? ""
-}
+// From argv's bytes, not CommandLine.arguments, which replaces bytes that are not UTF-8 (see RawPath)
+// and is empty when /proc is not mounted.
+var arguments = ThisProcess.arguments
 guard let first = arguments.first else {
-    StandardStream.error.write(toolHelp)
+    StandardStream.error.write(reference.help)
     exit(2)
 }
 switch first {
 case WorkerCommand.name:
     exit(WorkerCommand.run())
 case "-h", "--help", "help":
-    if arguments.count > 1, let command = commands.first(where: { $0.spec.name == arguments[1] }) {
-        StandardStream.output.write(HelpFormatter.help(for: command.spec))
-    } else {
-        StandardStream.output.write(toolHelp)
-    }
+    do { StandardStream.output.write(try HelpCommand.run(Array(arguments.dropFirst()), reference)) } catch { fail("\(error)") }
+    exit(0)
+case "completions":
+    do { StandardStream.output.write(try HelpCommand.completions(Array(arguments.dropFirst()), reference)) } catch { fail("\(error)") }
     exit(0)
 case "--version", "-V":
     StandardStream.output.write("imgprep \(version)\n")
@@ -57,6 +43,10 @@ guard let commandType = commands.first(where: { $0.spec.name == first }) else {
     fail("unknown command '\(first)'; \(hint)see 'imgprep --help'")
 }
 arguments.removeFirst()
+// --help, --version and completions work anywhere; a command needs the thread pool, which needs /proc.
+guard ThisProcess.procMounted else {
+    fail("/proc is not mounted, and Swift's thread pool (libdispatch) reads it; mount it (mount -t proc proc /proc) to run '\(first)'")
+}
 do {
     let parsed = try ParsedArguments(arguments, spec: commandType.spec)
     if parsed.has("help") {

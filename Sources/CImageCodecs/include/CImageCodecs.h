@@ -251,6 +251,11 @@ void cic_horizontal_taps(const float *line, const long *starts, const float *wei
  * close-on-exec atomically, or a worker spawned meanwhile by another thread would inherit them. */
 int cic_pipe_cloexec(int fds[2]);
 
+/* The process's argc and argv as the C runtime handed them to the program, captured by an ELF constructor.
+ * Swift's CommandLine (static runtime, Linux) sees no arguments when /proc is not mounted. */
+int cic_process_argc(void);
+char **cic_process_argv(void);
+
 /* Whether the resize loops run their AVX2/FMA build, whose float rounding may differ from the
  * baseline build's (part of the output cache's key). */
 int cic_resize_uses_avx2(void);

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Packs imgprep_VERSION_amd64.deb from a release binary built with --static-swift-stdlib (make deb).
+# The version comes from the binary (`imgprep --version`); Depends from dpkg-shlibdeps on the binary,
+# so it lists exactly the Debian libraries the binary links.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${1:?usage: build-deb.sh path/to/static/imgprep}
+version=$("$bin" --version | sed -n '1s/^imgprep //p')
+[ -n "$version" ] || { echo "build-deb: no version from $bin --version" >&2; exit 1; }
+arch=$(dpkg --print-architecture)
+deb=imgprep_${version}_${arch}.deb
+work=.build/deb
+# Everything in the package comes from the binary and this script: repack only when one changed.
+if [ "$deb" -nt "$bin" ] && [ "$deb" -nt "$0" ] && [ "$deb" -nt Makefile ]; then
+  echo "$deb is up to date"
+  exit 0
+fi
+root=$work/debian/imgprep   # where dpkg-shlibdeps expects the package's files
+rm -rf "$work" imgprep_*_"$arch".deb  # an older version beside it would confuse the Dockerfile's COPY
+mkdir -p "$root/DEBIAN" "$work/debian"
+
+# The Swift runtime must be inside the binary: the toolchain is not on the machines this installs on.
+if ldd "$bin" | grep -E 'libswift|libFoundation|libdispatch|libBlocksRuntime|/opt/swift'; then
+  echo "build-deb: $bin links the Swift toolchain's libraries (build it with --static-swift-stdlib)" >&2
+  exit 1
+fi
+
+make --no-print-directory install-files INSTALL_BIN="$bin" DESTDIR="$root" PREFIX=/usr \
+  ZSHCOMPDIR=/usr/share/zsh/vendor-completions
+strip --strip-unneeded "$root/usr/bin/imgprep"
+gzip -9n "$root/usr/share/man/man1/imgprep.1"
+mkdir -p "$root/usr/share/doc/imgprep"
+{ echo "imgprep $version, built from its sources with Swift's runtime linked in."
+  echo "The full guide is README.md in imgprep's sources."; } > "$root/usr/share/doc/imgprep/README"
+
+# dpkg-shlibdeps reads the package names from debian/control and maps each NEEDED library to the
+# package (and minimum version) that ships it, from dpkg's own records.
+# (-e takes its file attached: with a space the file is read as a bare argument, with a warning.)
+printf 'Source: imgprep\n\nPackage: imgprep\nArchitecture: any\n' > "$work/debian/control"
+depends=$(cd "$work" && dpkg-shlibdeps -O -edebian/imgprep/usr/bin/imgprep | sed -n 's/^shlibs:Depends=//p')
+[ -n "$depends" ] || { echo "build-deb: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
+
+cat > "$root/DEBIAN/control" <<CONTROL
+Package: imgprep
+Version: $version
+Architecture: $arch
+Maintainer: imgprep developers <imgprep@localhost>
+Installed-Size: $(du -sk --exclude=DEBIAN "$root" | cut -f1)
+Depends: $depends
+Section: graphics
+Priority: optional
+Description: prepare images for upload in batch
+ Reads HEIC/HEIF, AVIF, JPEG, PNG and WebP; writes upright JPEG, PNG, WebP,
+ AVIF or HEIC with the metadata kept, resized or fitted to a byte budget,
+ many files at a time, each in an isolated worker process.
+CONTROL
+
+find "$root" -type d -exec chmod 755 {} +
+SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)} \
+  dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" >/dev/null
+echo "wrote $deb ($(stat -c %s "$deb") bytes)"
+echo "Depends: $depends"
