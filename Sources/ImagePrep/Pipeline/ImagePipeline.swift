@@ -29,8 +29,13 @@ public enum ImagePipeline {
         // A picture re-encoded at its own size and colours may stay in the source's own Y'CbCr planes.
         options.keepsYCbCr420 = shrinkingTo == nil && plain.takesYCbCr420 && settings.color == .keep
         var decoded = try decoder.decode(file, options: options)
+        var picture = decoded.content.oriented(decoded.orientation)
+        if picture.width * picture.height > settings.maxPixels {   // a header that understated the size
+            throw ImagePrepError(.tooLarge, "the picture decodes as \(picture.width)x\(picture.height), over the --max-pixels limit of \(settings.maxPixels) pixels")
+        }
 
-        let upright = decoded.orientation.swapsDimensions ? (stored.height, stored.width) : (stored.width, stored.height)
+        let headerUpright = decoded.orientation.swapsDimensions ? (stored.height, stored.width) : (stored.width, stored.height)
+        let upright = DecodedSize.upright(header: headerUpright, picture: (picture.width, picture.height), warnings: &decoded.warnings)
         let target = settings.maxDimension.map { fittedSize(width: upright.0, height: upright.1, maxDimension: $0) }
         // A source's own size and quality predict the first trial, saving the encode at the ceiling.
         func sizeHints(width: Int, height: Int) -> [Int: Int] {
@@ -47,7 +52,6 @@ public enum ImagePipeline {
 
         // Planes stay planes through resizing and into the encoder: no full-size interleaved copy.
         onStage(.resizing)
-        var picture = decoded.content.oriented(decoded.orientation)
         if let target, target.width != picture.width || target.height != picture.height {
             picture = picture.resized(width: target.width, height: target.height, threads: settings.threadsPerImage)
         }
