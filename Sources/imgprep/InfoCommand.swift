@@ -46,7 +46,7 @@ struct InfoCommand: Command {
                         "status": "failed", "error": failure.description, "error_kind": failure.kind.rawValue,
                     ]))
                 } else {
-                    StandardStream.error.write("imgprep: \(path): \(failure)\n")
+                    StandardStream.error.write(TerminalText.line("imgprep: \(path): \(failure)") + "\n")
                 }
             }
         }
@@ -72,7 +72,7 @@ struct InfoCommand: Command {
             for line in d.contents.dropFirst() { lines.append(String(repeating: " ", count: 16) + line) }
         }
         for note in d.notes { add("note", note) }
-        return lines.joined(separator: "\n") + "\n"
+        return lines.map(TerminalText.line).joined(separator: "\n") + "\n"
     }
 
     /// The same as `render`, as one JSON object: numbers as numbers, absent things as null.

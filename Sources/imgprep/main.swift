@@ -21,7 +21,7 @@ Run 'imgprep COMMAND --help' for a command's options, 'imgprep --version' for th
 """
 
 func fail(_ message: String) -> Never {
-    StandardStream.error.write("imgprep: \(message)\n")
+    StandardStream.error.write(TerminalText.line("imgprep: \(message)") + "\n")
     exit(2)
 }
 
