@@ -46,4 +46,21 @@ import Testing
             ($0 as? ImagePrepError)?.kind == .tooLarge
         }
     }
+
+    /// libheif refuses sizes over its limits with "Security limit exceeded", filed under memory
+    /// allocation: a hostile or too-large file, not an I/O fault.
+    @Test func libheifSecurityLimitIsTooLargeNotIO() throws {
+        let file = try Self.fixture(claiming: 70000, 70000)
+        #expect { try HeifDecoder().header(of: file) } throws: {
+            let error = $0 as? ImagePrepError
+            return error?.kind == .tooLarge && error?.description.contains("Security limit exceeded") == true
+        }
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try Data(file).write(to: dir.appendingPathComponent("huge.heic"))
+        for command in [["info", "--json"], ["convert", "--json", "-o", "out"]] {
+            let run = try TestSupport.imgprep(command + ["huge.heic"], cwd: dir)
+            #expect(run.status == 1 && run.stdout.contains(#""error_kind":"too_large""#), "\(command): \(run.stdout)")
+        }
+    }
 }
