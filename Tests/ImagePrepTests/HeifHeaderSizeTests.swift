@@ -17,6 +17,17 @@ import Testing
         return file
     }
 
+    /// gps-p3.heic with its primary's `colr` property (544 bytes) rewritten in place as a `clap` of
+    /// `width` x `height` (centred): same box size, same property index, so nothing else moves.
+    static func fixture(clap width: UInt32, _ height: UInt32) throws -> [UInt8] {
+        var file = try TestSupport.bytes(TestSupport.fixtures.appendingPathComponent("heic/gps-p3.heic").path)
+        let colr = Array("colr".utf8)
+        let at = try #require(file.indices.dropLast(4).first { Array(file[$0..<$0 + 4]) == colr })
+        let fields: [UInt32] = [width, 1, height, 1, 0, 1, 0, 1]   // width, height, horizontal and vertical offsets as N/D
+        file.replaceSubrange(at..<at + 4 + 32, with: Array("clap".utf8) + fields.flatMap(HostileFiles.bigEndian))
+        return file
+    }
+
     @Test(arguments: [(240, 320), (32000, 10), (32, 24), (3200, 2400), (1, 1)] as [(UInt32, UInt32)])
     func resizeIsPlannedFromTheDecodedPicture(claimed: (UInt32, UInt32)) throws {
         let file = try Self.fixture(claiming: claimed.0, claimed.1)
@@ -62,5 +73,25 @@ import Testing
             let run = try TestSupport.imgprep(command + ["huge.heic"], cwd: dir)
             #expect(run.status == 1 && run.stdout.contains(#""error_kind":"too_large""#), "\(command): \(run.stdout)")
         }
+    }
+
+    /// info refuses what convert refuses from the header: a clap of 0x0 (no size) or of 2^31-1 squared.
+    @Test(arguments: [(0, 0, "corrupt", "no size"), (2_147_483_647, 2_147_483_647, "corrupt", "larger than its 320x240"),
+                      (321, 240, "corrupt", "larger than its 320x240")] as [(UInt32, UInt32, String, String)])
+    func infoRefusesTheClapConvertRefuses(clap: (UInt32, UInt32, String, String)) throws {
+        let file = try Self.fixture(clap: clap.0, clap.1)
+        #expect(throws: ImagePrepError.self) { try ImageInspector.inspect(file) }
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try Data(file).write(to: dir.appendingPathComponent("clap.heic"))
+        for command in [["info", "--json"], ["convert", "--json", "-o", "out"]] {
+            let run = try TestSupport.imgprep(command + ["clap.heic"], cwd: dir)
+            #expect(run.status == 1 && run.stdout.contains("\"error_kind\":\"\(clap.2)\"") && run.stdout.contains(clap.3),
+                    "\(command): \(run.stdout)")
+        }
+        // A clap inside the picture is fine for both.
+        let inside = try Self.fixture(clap: 200, 100)
+        #expect(try ImageInspector.inspect(inside).width == 200)
+        #expect(try ImagePipeline.prepare(inside, settings: ConversionSettings()).width == 200)
     }
 }

@@ -17,9 +17,7 @@ public enum ImagePipeline {
         let decoder = DecoderRegistry.decoder(for: format)
         let stored = try decoder.header(of: file)
         // Every size below is planned from the header (a HEIF item without `ispe` reads as 0x0 in libheif).
-        guard stored.width > 0, stored.height > 0 else {
-            throw ImagePrepError(.corrupt, "the header gives the picture no size (\(stored.width)x\(stored.height))")
-        }
+        try stored.check(maxPixels: settings.maxPixels)
         let searching = settings.budget != nil
         let plain = EncoderRegistry.encoder(for: settings, searching: searching)
         // The long edge to shrink to, from the full-size picture so shrink-on-load does not change the rounding.
