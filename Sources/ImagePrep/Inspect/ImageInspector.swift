@@ -106,6 +106,7 @@ public enum ImageInspector {
         var description = describe(metadata, format: "PNG", width: Int(image.width), height: Int(image.height))
         description.bitDepth = Int(bitDepth)
         description.hasAlpha = image.channels == 4
+        if let problem = PNGDecoder.iccWarning(image) { description.notes.append(problem) }
         return description
     }
 
