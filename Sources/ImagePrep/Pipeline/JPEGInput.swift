@@ -34,17 +34,23 @@ enum JPEGInput {
             }
             if settings.losslessJPEG {
                 var warnings = readWarnings
-                let output = OutputMetadata.prepare(metadata, for: JPEGEncoder(), width: upright.width, height: upright.height,
+                // Segments imgprep does not read stay when the header is edited in place: named only if they go.
+                var readable = metadata
+                readable.uncarriedSegments = []
+                let output = OutputMetadata.prepare(readable, for: JPEGEncoder(), width: upright.width, height: upright.height,
                                                     settings: settings, warnings: &warnings)
                 let segments = JPEGSegment.segments(for: output)
                 let progressive = settings.jpeg.progressive || sourceProgressive
-                var bytes = lossless(file, orientation: orientation, segments: segments, progressive: progressive, settings: settings)
+                var result = lossless(file, orientation: orientation, segments: segments, progressive: progressive, settings: settings)
                 // Turned blocks code a little differently: an optimised file can grow by a percent or so, and
                 // progressive scans usually win that back (still lossless).
-                if let larger = bytes, larger.count > limit ?? .max, !progressive {
-                    bytes = lossless(file, orientation: orientation, segments: segments, progressive: true, settings: settings)
+                if let larger = result, larger.bytes.count > limit ?? .max, !progressive {
+                    result = lossless(file, orientation: orientation, segments: segments, progressive: true, settings: settings)
                 }
-                if let bytes, bytes.count <= limit ?? .max {
+                if let (bytes, keptOthers) = result, bytes.count <= limit ?? .max {
+                    if !keptOthers, !settings.stripMetadata, let names = OutputMetadata.uncarriedWarning(metadata.uncarriedSegments) {
+                        warnings.append(names)
+                    }
                     return PreparedImage(bytes: bytes, format: .jpeg, width: upright.width, height: upright.height,
                                          quality: sourceQuality, encodes: 0, passedThrough: false, lossless: true, warnings: warnings)
                 }
@@ -72,22 +78,24 @@ enum JPEGInput {
             || metadata.iptc.map(IPTC.hasLocation) ?? false
     }
 
-    /// The file upright with `segments` as its metadata and its coefficients untouched; nil when that
-    /// cannot be done losslessly (the pipeline then decodes, and reports the file's problems if any).
+    /// The file upright with `segments` as its metadata and its coefficients untouched, and whether the
+    /// segments imgprep does not read were kept (an in-place edit); nil when that cannot be done losslessly
+    /// (the pipeline then decodes, and reports the file's problems if any).
     private static func lossless(_ file: [UInt8], orientation: ExifOrientation, segments: [JPEGSegment],
-                                 progressive: Bool, settings: ConversionSettings) -> [UInt8]? {
+                                 progressive: Bool, settings: ConversionSettings) -> (bytes: [UInt8], keptOthers: Bool)? {
         do {
             if orientation != .up {
                 return try JPEGLossless.upright(file, orientation: orientation, progressive: progressive, segments: segments)
+                    .map { ($0, false) }
             }
             // Only the metadata changes: edit it in place, or re-write the coefficients when stripping everything
             // (markers imgprep does not read go too), when the scans must become progressive, or when the
             // header cannot be edited in place.
             if !settings.stripMetadata, progressive == JPEGMarkers.isProgressive(file),
                let edited = JPEGLossless.replacingMetadata(in: file, with: segments) {
-                return edited
+                return (edited, true)
             }
-            return try JPEGLossless.recoded(file, progressive: progressive, segments: segments)
+            return (try JPEGLossless.recoded(file, progressive: progressive, segments: segments), false)
         } catch {
             return nil
         }
