@@ -8,10 +8,16 @@
 /* ---- Decoding --------------------------------------------------------------------------- */
 
 /* Ends a decode once every scanline is read: hands `buffer` out through `out`, or frees it and fails
- * when the picture data was damaged. Not jpeg_finish_decompress: what follows the last scanline (EOI,
- * trailing data such as an Ultra HDR gain map) does not matter. */
+ * when the picture data was damaged. Reads on to the EOI first: a damaged scan can decode to the last
+ * block without a warning and leave bytes it never used, which libjpeg only reports on reaching the next
+ * marker ("extraneous bytes before marker"). Whatever follows the EOI (an Ultra HDR gain map) is not read.
+ * Must be called under the caller's setjmp: reading the markers may fail. */
 static int finish_decode(struct jpeg_decompress_struct *cinfo, cic_jpeg_error *jerr, uint8_t *buffer,
                          uint8_t **out, int *width, int *height, char *err, size_t errlen) {
+    /* What jpeg_finish_decompress does, without freeing the state cic_jpeg_damage reads. Each call
+     * reads a marker; jpeg_mem_src ends the data with a fake EOI, so this stops. */
+    while (!jpeg_input_complete(cinfo))
+        if (jpeg_consume_input(cinfo) == JPEG_SUSPENDED) break;
     const char *problem = cic_jpeg_damage(cinfo, jerr);
     if (problem != NULL) {
         cic_jpeg_fail(err, errlen, problem);

@@ -14,6 +14,7 @@
 typedef struct {
     char message[256];
     char warnings[256];     /* "; "-separated, truncated when long */
+    char icc_warning[256];  /* the first warning about the iCCP chunk (libpng drops a profile it rejects) */
     const uint8_t *in;      /* reading */
     size_t in_size, in_pos;
     uint8_t *out;           /* writing: grows as libpng writes */
@@ -28,6 +29,8 @@ static void on_error(png_structp png, png_const_charp message) {
 
 static void on_warning(png_structp png, png_const_charp message) {
     png_io *io = png_get_error_ptr(png);
+    if (strncmp(message, "iCCP", 4) == 0 && io->icc_warning[0] == '\0')
+        snprintf(io->icc_warning, sizeof io->icc_warning, "%s", message);
     size_t used = strlen(io->warnings);
     snprintf(io->warnings + used, sizeof io->warnings - used, "%s%s", used ? "; " : "", message);
 }
@@ -75,6 +78,9 @@ static void copy_metadata(png_structp png, png_infop info, cic_png_image *image)
         && profile_size > 0) {
         image->icc = copy_or_fail(png, profile, profile_size);
         image->icc_size = profile_size;
+    } else {
+        const png_io *io = png_get_error_ptr(png);
+        snprintf(image->icc_problem, sizeof image->icc_problem, "%s", io->icc_warning);
     }
 
     png_unknown_chunkp chunks;

@@ -46,7 +46,7 @@ struct InfoCommand: Command {
                         "status": "failed", "error": failure.description, "error_kind": failure.kind.rawValue,
                     ]))
                 } else {
-                    StandardStream.error.write("imgprep: \(path): \(failure)\n")
+                    StandardStream.error.write(TerminalText.line("imgprep: \(path): \(failure)") + "\n")
                 }
             }
         }
@@ -74,7 +74,7 @@ struct InfoCommand: Command {
         }
         if let map = d.gainMap { add("gain map", map.text) }
         for note in d.notes { add("note", note) }
-        return lines.joined(separator: "\n") + "\n"
+        return lines.map(TerminalText.line).joined(separator: "\n") + "\n"
     }
 
     /// The same as `render`, as one JSON object: numbers as numbers, absent things as null.

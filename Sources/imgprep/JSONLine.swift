@@ -24,7 +24,7 @@ enum JSONLine {
                 case "\n": out += "\\n"
                 case "\r": out += "\\r"
                 case "\t": out += "\\t"
-                case _ where scalar.value < 0x20:
+                case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value):   // C1 and DEL too: a terminal may act on them
                     out += "\\u00" + String(scalar.value, radix: 16).leftPadded(to: 2)
                 default: out.unicodeScalars.append(scalar)
                 }

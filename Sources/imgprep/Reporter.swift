@@ -148,12 +148,12 @@ final class Reporter: Sendable {
     private func printJSON(_ object: [String: Any]) { JSONLine.print(object) }
 
     private func printLine(_ text: String) {
-        StandardStream.output.write(text + "\n")
+        StandardStream.output.write(TerminalText.line(text) + "\n")
     }
 
     private func writeError(_ text: String) {
         clearProgress()
-        StandardStream.error.write(text + "\n")
+        StandardStream.error.write(TerminalText.line(text) + "\n")
     }
 
     private func drawProgress() {

@@ -9,7 +9,7 @@ let version = CodecVersions.imgprep
 let reference = ToolReference(version: version, commands: commands.map { $0.spec })
 
 func fail(_ message: String) -> Never {
-    StandardStream.error.write("imgprep: \(message)\n")
+    StandardStream.error.write(TerminalText.line("imgprep: \(message)") + "\n")
     exit(2)
 }
 

@@ -53,6 +53,7 @@ import Testing
             + HostileFiles.pngChunk("IDAT", Array(repeating: 0xAB, count: 100)) + HostileFiles.pngChunk("IEND", [])
         let info = try ImageInspector.inspect(png)
         #expect(info.width == 20000 && info.height == 20000 && !info.hasAlpha)
+        #expect(info.notes.contains { $0.contains("default --max-pixels") }, "\(info.notes)")
         #expect(throws: ImagePrepError.self) { try PNGDecoder.decode(png, maxPixels: .max) }
     }
 

@@ -156,6 +156,8 @@ typedef struct {
     size_t exif_size;
     uint8_t *xmp;           /* text of the "XML:com.adobe.xmp" iTXt chunk */
     size_t xmp_size;
+    char icc_problem[256];  /* when icc is NULL: libpng's warning about an iCCP chunk it rejected (CMYK,
+                             * damaged), else empty */
 } cic_png_image;
 
 /* Decodes any PNG to 8-bit RGB or RGBA: palette expanded, gray to RGB, tRNS to alpha,

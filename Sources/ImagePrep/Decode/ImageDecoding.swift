@@ -55,6 +55,18 @@ public struct ImageHeader: Sendable, Equatable {
         let all = area.partialValue.multipliedReportingOverflow(by: max(frames, 1))
         return area.overflow || all.overflow ? .max : all.partialValue
     }
+
+    /// What convert and info both refuse from the header alone: a picture with no size (a HEIF item
+    /// without `ispe`, a `clap` of 0x0) and one over the pixel cap (a `clap` of 2147483647x2147483647).
+    public func check(maxPixels: Int) throws {
+        guard width > 0, height > 0 else {
+            throw ImagePrepError(.corrupt, "the header gives the picture no size (\(width)x\(height))")
+        }
+        guard pixelCount <= maxPixels else {
+            let frameCount = frames > 1 ? " x \(frames) frames" : ""
+            throw ImagePrepError(.tooLarge, "\(width)x\(height)\(frameCount) is over the --max-pixels limit of \(maxPixels) pixels")
+        }
+    }
 }
 
 /// Reads one file format into pixels plus metadata. Chosen by `DecoderRegistry` from the sniffed
@@ -69,9 +81,7 @@ extension ImageDecoding {
     /// Refuses a picture over the pixel cap before decoding (decompression bombs).
     func checkPixelCap(_ header: ImageHeader, options: DecodeOptions) throws {
         guard header.pixelCount > options.maxPixels else { return }
-        let frames = header.frames > 1 ? " x \(header.frames) frames" : ""
-        throw ImagePrepError(.tooLarge,
-            "\(header.width)x\(header.height)\(frames) is over the --max-pixels limit of \(options.maxPixels) pixels")
+        try header.check(maxPixels: options.maxPixels)
     }
 }
 

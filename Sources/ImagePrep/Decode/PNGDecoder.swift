@@ -17,10 +17,11 @@ public struct PNGDecoder: ImageDecoding {
 
     public func decode(_ file: [UInt8], options: DecodeOptions) throws -> DecodedImage {
         var warnings: [String] = []
-        let (pixels, metadata, deep) = try Self.decode(file, maxPixels: options.maxPixels, keeping16Bits: options.convertsToSRGB) { image, metadata in
+        let (pixels, metadata, deep, readWarnings) = try Self.decode(file, maxPixels: options.maxPixels, keeping16Bits: options.convertsToSRGB) { image, metadata in
             let transform = SRGBConversion.transform(for: metadata.icc, bytesPerSample: 2, stride: image.channels, warnings: &warnings)
             return Self.reduced(image, converting: transform, threads: options.threads)
         }
+        warnings = readWarnings + warnings
         let orientation = metadata.exif.flatMap(Exif.orientation(in:)).map(ExifOrientation.init(exifValue:)) ?? .up
         var decoded = DecodedImage(pixels: pixels, metadata: metadata, orientation: orientation, warnings: warnings)
         decoded.sourceBitDepth = deep ? 16 : 8
@@ -30,7 +31,7 @@ public struct PNGDecoder: ImageDecoding {
 
     /// Files with more than `maxPixels` pixels are refused from their header, before decoding.
     public static func decode(_ file: [UInt8], maxPixels: Int = .max) throws -> (PixelBuffer, ImageMetadata) {
-        let (pixels, metadata, _) = try decode(file, maxPixels: maxPixels, keeping16Bits: false) { image, _ in
+        let (pixels, metadata, _, _) = try decode(file, maxPixels: maxPixels, keeping16Bits: false) { image, _ in
             reduced(image, converting: nil, threads: 1)
         }
         return (pixels, metadata)
@@ -43,9 +44,9 @@ public struct PNGDecoder: ImageDecoding {
     }
 
     /// Decodes with libpng; a 16-bit file decoded with `keeping16Bits` goes through `reduce` (returns
-    /// whether it did).
+    /// whether it did), with the warnings about what was read.
     private static func decode(_ file: [UInt8], maxPixels: Int, keeping16Bits: Bool,
-                               reduce: (WideSamples, ImageMetadata) -> PixelBuffer) throws -> (PixelBuffer, ImageMetadata, Bool) {
+                               reduce: (WideSamples, ImageMetadata) -> PixelBuffer) throws -> (PixelBuffer, ImageMetadata, Bool, [String]) {
         let decoder = PNGDecoder()
         try decoder.checkPixelCap(try decoder.header(of: file), options: DecodeOptions(maxPixels: maxPixels))
         var image = cic_png_image()
@@ -64,14 +65,22 @@ public struct PNGDecoder: ImageDecoding {
         }
         let metadata = ImageMetadata(exif: exif, xmp: bytes(image.xmp, image.xmp_size),
                                      icc: bytes(image.icc, image.icc_size))
+        let warnings = iccWarning(image).map { [$0] } ?? []
         let (width, height, channels) = (Int(image.width), Int(image.height), Int(image.channels))
         if image.bytes_per_sample == 2 {
             let words = UnsafeRawPointer(pixels).assumingMemoryBound(to: UInt16.self)
-            return (reduce(WideSamples(words: words, width: width, height: height, channels: channels), metadata), metadata, true)
+            return (reduce(WideSamples(words: words, width: width, height: height, channels: channels), metadata), metadata, true, warnings)
         }
         let buffer = PixelBuffer(width: width, height: height, channels: channels,
                                  pixels: Array(UnsafeBufferPointer(start: pixels, count: width * height * channels)))
-        return (buffer, metadata, false)
+        return (buffer, metadata, false, warnings)
+    }
+
+    /// libpng drops an iCCP profile it rejects (a CMYK or gray profile for RGB data, a damaged one) with
+    /// only a warning: said as the other decoders say it, since the colours may now be read wrong.
+    static func iccWarning(_ image: cic_png_image) -> String? {
+        let problem = withUnsafeBytes(of: image.icc_problem) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        return problem.isEmpty ? nil : "ICC profile dropped: libpng rejected it (\(problem))"
     }
 
     /// 16-bit samples to 8 bits: through the colour transform when there is one, else scaled with rounding.

@@ -46,8 +46,7 @@ enum OutputEncoding {
             let (metadata, notes) = metadata(for: image)
             let metadataBytes = encoder.metadataBytes(metadata)
             if metadataBytes + 1024 > budget.maxBytes {
-                throw ImagePrepError(.doesNotFit,
-                    "the metadata alone (EXIF, XMP, ICC, IPTC, comments) is \(metadataBytes) bytes, too close to \(budget.formatted); try --strip-metadata")
+                throw MetadataOverBudget.error(metadata, bytes: metadataBytes, budget: budget, settings: settings)
             }
             let current = image
             // Fixed across qualities, so the quality model leaves it out; it shrinks with the picture, so

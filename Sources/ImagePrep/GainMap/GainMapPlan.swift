@@ -24,4 +24,10 @@ enum GainMapPlan {
         guard GainMapXMP.claimsGainMap(packet) || XMPValues.mentions(AppleGainMap.xmpNamespace, in: packet) else { return packet }
         return (try? GainMapXMP.removingClaims(packet)) ?? packet
     }
+
+    /// The source's segment names less the gain-map container's own (MPF index, ISO 21496-1 block): those are
+    /// rebuilt around a kept map, or go with a dropped one under a warning of its own.
+    static func withoutContainerSegments(_ names: [String]) -> [String] {
+        names.filter { !$0.hasPrefix("APP2 \"MPF") && !$0.hasPrefix("APP2 \"urn:iso:std:iso:ts:21496") }
+    }
 }

@@ -109,7 +109,20 @@ public struct ExifField: Sendable, Codable, Equatable {
 }
 
 public enum ImageInspector {
+    /// Refuses what `convert` refuses as broken from the header (no size, a clap larger than the picture),
+    /// so info never calls such a file fine; a picture merely too large is described, with a note.
     public static func inspect(_ file: [UInt8]) throws -> ImageDescription {
+        var description = try describe(file)
+        let header = ImageHeader(width: description.width, height: description.height)
+        try header.check(maxPixels: .max)
+        let cap = ConversionSettings().maxPixels
+        if header.pixelCount > cap {
+            description.notes.append("over convert's default --max-pixels of \(cap): convert refuses it unless given a higher limit")
+        }
+        return description
+    }
+
+    private static func describe(_ file: [UInt8]) throws -> ImageDescription {
         switch try FormatSniffer.sniff(file).get() {
         case .heif(let major, let compatible):
             return try inspectHeif(file, major: major, compatible: compatible)
@@ -180,6 +193,7 @@ public enum ImageInspector {
         var description = describe(metadata, format: "PNG", width: Int(image.width), height: Int(image.height))
         description.bitDepth = Int(bitDepth)
         description.hasAlpha = image.channels == 4
+        if let problem = PNGDecoder.iccWarning(image) { description.notes.append(problem) }
         return description
     }
 
@@ -210,6 +224,7 @@ public enum ImageInspector {
         let context = try HeifContext(file, threads: 1)
         let handle = try context.primaryImage()
         defer { heif_image_handle_release(handle) }
+        _ = try HeifDecoder.header(of: handle)   // what convert refuses, info refuses
         var description = ImageDescription(format: major.hasPrefix("avi") || compatible.contains("avif") ? "AVIF" : "HEIF")
         description.brands = [major] + compatible
         description.width = Int(heif_image_handle_get_width(handle))

@@ -95,6 +95,12 @@ public enum Exif {
             try stripGPS(&block, ifd0: ifd0, pointer: pointer)
         }
 
+        // Bytes past every structure (padding, a maker's unreferenced preview: 178 KB on a Xiaomi HEIC)
+        // would cost every output format the same bytes for nothing a reader can reach.
+        if let end = try? endOfReferencedData(block), end < block.bytes.count {
+            block.bytes.removeSubrange(end...)
+        }
+
         if let maxBytes = options.maxBytes, block.bytes.count > maxBytes {
             if try dropThumbnail(&block) {
                 warnings.append("dropped the EXIF thumbnail to keep EXIF within \(maxBytes) bytes")
@@ -142,6 +148,36 @@ public enum Exif {
             block.bytes.removeSubrange(end...)
         }
         return hadThumbnail
+    }
+
+    /// The end of the last byte any directory (IFD1 and its JPEG thumbnail included) uses, or nil when
+    /// something could point further than this reader follows: an IFD after IFD1, SubIFDs, strips, a
+    /// value of unknown type. Nothing before the end moves, so MakerNote offsets stay right.
+    static func endOfReferencedData(_ block: TIFFBlock) throws -> Int? {
+        let ifd0 = try block.directory(at: block.ifd0Offset, "IFD0")
+        guard var end = try endOfKeptData(block, ifd0: ifd0) else { return nil }
+        let ifd1Offset = try block.u32(at: ifd0.nextPointerPosition)
+        var directories = [ifd0]
+        if ifd1Offset != 0 {
+            let ifd1 = try block.directory(at: ifd1Offset, "IFD1")
+            guard try block.u32(at: ifd1.nextPointerPosition) == 0 else { return nil }
+            directories.append(ifd1)
+            end = max(end, ifd1.byteRange.upperBound)
+            for entry in ifd1.entries {
+                guard let range = try block.valueRange(entry) else { return nil }
+                end = max(end, range.upperBound)
+            }
+        }
+        for directory in directories {
+            // Offsets to data the entries' own values do not cover.
+            if [0x014A, 0x0111, 0x0144].contains(where: { directory.entry($0) != nil }) { return nil }   // SubIFDs, strips, tiles
+            if let offset = directory.entry(0x0201), let length = directory.entry(0x0202) {
+                guard let start = try block.integers(offset)?.first, let count = try block.integers(length)?.first,
+                      start + count <= block.bytes.count else { return nil }
+                end = max(end, start + count)
+            }
+        }
+        return end
     }
 
     /// The end of the last byte IFD0, ExifIFD, InteropIFD or the GPS IFD use, or nil if some value's

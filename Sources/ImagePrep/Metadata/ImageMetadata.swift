@@ -12,14 +12,19 @@ public struct ImageMetadata: Sendable, Equatable {
     public var iptc: [UInt8]?
     /// JPEG comments (COM segments), each as stored.
     public var comments: [[UInt8]]
+    /// The rest of an XMP packet too large for one JPEG segment (JPEG only; see `ExtendedXMP`).
+    public var extendedXMP: ExtendedXMP?
+    /// JPEG segments that no output carries (an MPF index, JUMBF, Ducky), named for a warning.
+    public var uncarriedSegments: [String] = []
 
     public init(exif: [UInt8]? = nil, xmp: [UInt8]? = nil, icc: [UInt8]? = nil, iptc: [UInt8]? = nil,
-                comments: [[UInt8]] = []) {
+                comments: [[UInt8]] = [], extendedXMP: ExtendedXMP? = nil) {
         self.exif = exif
         self.xmp = xmp
         self.icc = icc
         self.iptc = iptc
         self.comments = comments
+        self.extendedXMP = extendedXMP
     }
 
     /// The blocks present, in a fixed order.
@@ -31,6 +36,7 @@ public struct ImageMetadata: Sendable, Equatable {
             case .icc: icc != nil
             case .iptc: iptc != nil
             case .comment: !comments.isEmpty
+            case .extendedXMP: extendedXMP != nil
             }
         }
     }
@@ -44,6 +50,7 @@ public struct ImageMetadata: Sendable, Equatable {
         case .icc: copy.icc = nil
         case .iptc: copy.iptc = nil
         case .comment: copy.comments = []
+        case .extendedXMP: copy.extendedXMP = nil
         }
         return copy
     }
@@ -52,7 +59,7 @@ public struct ImageMetadata: Sendable, Equatable {
 /// The kinds of metadata imgprep reads. Each encoder says which of them its format can carry
 /// (`ImageEncoding.carriedMetadata`); the others are dropped with a warning that names them.
 public enum MetadataBlock: String, Sendable, CaseIterable {
-    case exif, xmp, icc, iptc, comment
+    case exif, xmp, icc, iptc, comment, extendedXMP
 
     /// How warnings name it.
     public var name: String {
@@ -62,6 +69,7 @@ public enum MetadataBlock: String, Sendable, CaseIterable {
         case .icc: "ICC profile"
         case .iptc: "IPTC data (Photoshop APP13 resources)"
         case .comment: "comments"
+        case .extendedXMP: "extended XMP (the part of the XMP packet past 64 KB)"
         }
     }
 }

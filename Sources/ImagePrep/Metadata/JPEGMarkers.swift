@@ -1,15 +1,19 @@
 /// Reads the metadata segments of a JPEG file without decoding it.
 public enum JPEGMarkers {
-    /// EXIF (first "Exif" APP1, without its "Exif\0\0" header), XMP (first standard XMP APP1;
-    /// extended XMP is ignored), the ICC profile (all APP2 "ICC_PROFILE" chunks, joined in
+    /// EXIF (first "Exif" APP1, without its "Exif\0\0" header), XMP (first standard XMP APP1, and the
+    /// extended XMP its xmpNote:HasExtendedXMP names), the ICC profile (all APP2 "ICC_PROFILE" chunks, joined in
     /// sequence order), the Photoshop resources holding IPTC (every APP13 "Photoshop 3.0" segment, joined
     /// in file order) and the comments (COM) found between SOI and the first SOS. A profile whose chunks
     /// are missing or inconsistent is dropped with a warning. Never traps, whatever the bytes.
     public static func metadata(in jpeg: [UInt8]) -> (ImageMetadata, warnings: [String]) {
         var metadata = ImageMetadata()
         var iccChunks: [ICCChunk] = []
+        var extendedChunks: [ExtendedXMP.Chunk] = []
+        var uncarried: [String] = []
         var warnings = forEachSegment(in: jpeg) { marker, payload in
             switch marker {
+            case JPEGSegment.app1 where payload.starts(with: ExtendedXMP.header):
+                if let chunk = ExtendedXMP.Chunk(payload: payload) { extendedChunks.append(chunk) } else { uncarried.append("a damaged extended XMP segment") }
             case JPEGSegment.app13 where payload.starts(with: JPEGSegment.photoshopHeader):
                 metadata.iptc = (metadata.iptc ?? []) + payload.dropFirst(JPEGSegment.photoshopHeader.count)
             case JPEGSegment.comment:
@@ -27,9 +31,18 @@ public enum JPEGMarkers {
                 iccChunks.append(ICCChunk(sequence: Int(payload[header]), count: Int(payload[header + 1]),
                                           data: Array(payload.dropFirst(header + 2))))
             default:
-                break
+                if let name = uncarriedName(marker: marker, payload: payload) { uncarried.append(name) }
             }
         }
+        if !extendedChunks.isEmpty {
+            switch ExtendedXMP.reassemble(extendedChunks, mainXMP: metadata.xmp) {
+            case .success(let extended):
+                metadata.extendedXMP = extended
+                if extendedChunks.contains(where: { $0.guid != extended.guid }) { uncarried.append("extended XMP of another GUID") }
+            case .failure(let problem): warnings.append("extended XMP dropped: \(problem.description)")
+            }
+        }
+        metadata.uncarriedSegments = Self.counted(uncarried)
         if !iccChunks.isEmpty {
             switch ICCChunk.reassemble(iccChunks) {
             case .success(let profile): metadata.icc = profile
@@ -73,6 +86,28 @@ public enum JPEGMarkers {
             standardSum(standardLuminance, quality: $0) + standardSum(standardChrominance, quality: $0)
         }
         return min(byLuminance, byBoth)
+    }
+
+    /// The name of a segment that is metadata no output carries, or nil for what is carried or is part of
+    /// the picture's coding (JFIF, tables, frame headers, Adobe's colour-transform flag).
+    static func uncarriedName(marker: UInt8, payload: [UInt8]) -> String? {
+        guard (0xE0...0xEF).contains(marker) else { return nil }
+        let identifier = String(decoding: payload.prefix(32).prefix { (0x20...0x7E).contains($0) }, as: UTF8.self)
+        switch marker {
+        case 0xE0 where identifier.hasPrefix("JFIF"): return nil
+        case 0xEE where identifier.hasPrefix("Adobe"): return nil
+        default: return "APP\(marker - 0xE0)" + (identifier.isEmpty ? "" : " \"\(identifier)\"")
+        }
+    }
+
+    /// "APP2 "MPF"", "APP11 "JP" (3 segments)": each name once, in first-seen order.
+    private static func counted(_ names: [String]) -> [String] {
+        var order: [String] = [], counts: [String: Int] = [:]
+        for name in names {
+            if counts[name] == nil { order.append(name) }
+            counts[name, default: 0] += 1
+        }
+        return order.map { counts[$0] == 1 ? $0 : "\($0) (\(counts[$0] ?? 0) segments)" }
     }
 
     /// Whether the frame is progressive (SOF2, or the arithmetic-coded SOF10; with SOF6/SOF14 their

@@ -11,6 +11,8 @@ enum OutputMetadata {
             output.xmp = xmp(source.xmp, limits: encoder.metadataLimits, settings: settings, warnings: &warnings)
             output.iptc = iptc(source.iptc, settings: settings, warnings: &warnings)
             output.comments = source.comments
+            output.extendedXMP = extendedXMP(source.extendedXMP, mainXMP: output.xmp, settings: settings, warnings: &warnings)
+            if let names = uncarriedWarning(source.uncarriedSegments) { warnings.append(names) }
         }
         let formatName = encoder.format.rawValue.uppercased()
         for block in output.blocks where !encoder.carriedMetadata.contains(block) {
@@ -50,6 +52,27 @@ enum OutputMetadata {
             warnings.append("dropped the XMP packet: \(error)")
             return nil
         }
+    }
+
+    /// Kept byte for byte (its GUID is its MD5), so only while the main packet still names it; dropped
+    /// rather than edited when location must go and it holds some.
+    private static func extendedXMP(_ extended: ExtendedXMP?, mainXMP: [UInt8]?, settings: ConversionSettings,
+                                    warnings: inout [String]) -> ExtendedXMP? {
+        guard let extended else { return nil }
+        guard let mainXMP, ExtendedXMP.guid(inMainXMP: mainXMP) == extended.guid else {
+            warnings.append("dropped the extended XMP: the main XMP packet that names it is gone")
+            return nil
+        }
+        if settings.stripLocation && XMP.hasLocation(extended.packet) {
+            warnings.append("dropped the extended XMP: it holds location properties (--strip-location)")
+            return nil
+        }
+        return extended
+    }
+
+    /// The warning for JPEG segments imgprep reads past and no output carries, or nil when there are none.
+    static func uncarriedWarning(_ names: [String]) -> String? {
+        names.isEmpty ? nil : "dropped JPEG segments imgprep does not carry: " + names.joined(separator: ", ")
     }
 
     /// Kept byte for byte unless location must go.

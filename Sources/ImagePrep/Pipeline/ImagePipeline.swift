@@ -17,9 +17,7 @@ public enum ImagePipeline {
         let decoder = DecoderRegistry.decoder(for: format)
         let stored = try decoder.header(of: file)
         // Every size below is planned from the header (a HEIF item without `ispe` reads as 0x0 in libheif).
-        guard stored.width > 0, stored.height > 0 else {
-            throw ImagePrepError(.corrupt, "the header gives the picture no size (\(stored.width)x\(stored.height))")
-        }
+        try stored.check(maxPixels: settings.maxPixels)
         let searching = settings.budget != nil
         let plain = EncoderRegistry.encoder(for: settings, searching: searching)
         // The long edge to shrink to, from the full-size picture so shrink-on-load does not change the rounding.
@@ -30,8 +28,13 @@ public enum ImagePipeline {
         options.keepsYCbCr420 = shrinkingTo == nil && plain.takesYCbCr420 && settings.color == .keep
         options.readsGainMap = GainMapPlan.writes(settings)
         var decoded = try decoder.decode(file, options: options)
+        var picture = decoded.content.oriented(decoded.orientation)
+        if picture.width * picture.height > settings.maxPixels {   // a header that understated the size
+            throw ImagePrepError(.tooLarge, "the picture decodes as \(picture.width)x\(picture.height), over the --max-pixels limit of \(settings.maxPixels) pixels")
+        }
 
-        let upright = decoded.orientation.swapsDimensions ? (stored.height, stored.width) : (stored.width, stored.height)
+        let headerUpright = decoded.orientation.swapsDimensions ? (stored.height, stored.width) : (stored.width, stored.height)
+        let upright = DecodedSize.upright(header: headerUpright, picture: (picture.width, picture.height), warnings: &decoded.warnings)
         let target = settings.maxDimension.map { fittedSize(width: upright.0, height: upright.1, maxDimension: $0) }
         // A source's own size and quality predict the first trial, saving the encode at the ceiling.
         func sizeHints(width: Int, height: Int) -> [Int: Int] {
@@ -48,7 +51,6 @@ public enum ImagePipeline {
 
         // Planes stay planes through resizing and into the encoder: no full-size interleaved copy.
         onStage(.resizing)
-        var picture = decoded.content.oriented(decoded.orientation)
         if let target, target.width != picture.width || target.height != picture.height {
             picture = picture.resized(width: target.width, height: target.height, threads: settings.threadsPerImage)
         }
@@ -62,6 +64,9 @@ public enum ImagePipeline {
         }
         decoded.warnings += GainMapPlan.notes(decoded.gainMap, written: gainMap != nil, settings: settings)
         if gainMap == nil { decoded.metadata.xmp = decoded.metadata.xmp.map(GainMapPlan.withoutClaims) }
+        if decoded.gainMap.origin != nil {
+            decoded.metadata.uncarriedSegments = GainMapPlan.withoutContainerSegments(decoded.metadata.uncarriedSegments)
+        }
         switch picture {
         case .rgb(let image) where image.hasAlpha && !encoder.keepsAlpha:
             picture = .rgb(flattened(image, onto: settings.background))

@@ -6,7 +6,7 @@ public struct ImagePrepError: Error, Sendable, Equatable, CustomStringConvertibl
         case notAnImage = "not_an_image"   // the bytes are not a format imgprep reads
         case unsupported                   // a format we recognise but cannot handle (yet)
         case corrupt                       // truncated or damaged picture data
-        case tooLarge = "too_large"        // refused before decoding (pixel cap, input size)
+        case tooLarge = "too_large"        // refused before decoding (pixel cap, input size, a library's security limits)
         case doesNotFit = "does_not_fit"   // the byte budget cannot be met
         case output                        // naming conflicts, refused outputs
         case io                            // reading or writing failed

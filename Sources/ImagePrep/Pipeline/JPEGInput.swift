@@ -7,7 +7,7 @@ enum JPEGInput {
         let decoder = JPEGDecoder()
         let stored = try decoder.header(of: file)
         try decoder.checkPixelCap(stored, options: DecodeOptions(maxPixels: settings.maxPixels))
-        let (metadata, readWarnings) = JPEGMarkers.metadata(in: file)
+        var (metadata, readWarnings) = JPEGMarkers.metadata(in: file)
         let rawOrientation = metadata.exif.flatMap(Exif.orientation(in:))
         let orientation = rawOrientation.map(ExifOrientation.init(exifValue:)) ?? .up
         let upright = orientation.swapsDimensions ? (width: stored.height, height: stored.width) : (width: stored.width, height: stored.height)
@@ -23,6 +23,7 @@ enum JPEGInput {
         let gainMap = JPEGGainMapReader.read(file, primaryEXIF: metadata.exif, decodes: keepsGainMap)
         // (An MPF file of other images, such as a camera's preview, is not a gain-map file.)
         let hasGainMapStructure = gainMap.origin != nil || metadata.xmp.map(GainMapXMP.claimsGainMap) == true
+        if hasGainMapStructure { metadata.uncarriedSegments = GainMapPlan.withoutContainerSegments(metadata.uncarriedSegments) }
         // Only an Ultra HDR file that keeps its map can leave as it came (Apple's maps are converted).
         let gainMapMustChange = keepsGainMap ? gainMap.origin == .appleMPF || (gainMap.gainMap == nil && hasGainMapStructure)
             : hasGainMapStructure
@@ -43,7 +44,10 @@ enum JPEGInput {
             }
             if settings.losslessJPEG {
                 var warnings = readWarnings + gainMap.warnings
-                var output = OutputMetadata.prepare(metadata, for: JPEGEncoder(), width: upright.width, height: upright.height,
+                // Segments imgprep does not read stay when the header is edited in place: named only if they go.
+                var readable = metadata
+                readable.uncarriedSegments = []
+                var output = OutputMetadata.prepare(readable, for: JPEGEncoder(), width: upright.width, height: upright.height,
                                                     settings: settings, warnings: &warnings)
                 // The map turned by the same transform, re-encoded at the map's own quality.
                 let map = try gainMap.gainMap.map { found in
@@ -59,17 +63,23 @@ enum JPEGInput {
                 }
                 let segments = JPEGSegment.segments(for: output)
                 let progressive = settings.jpeg.progressive || sourceProgressive
-                func container(_ primary: [UInt8]?) -> [UInt8]? {
-                    guard let primary, hasGainMapStructure else { return primary }
-                    return map.map { UltraHDRContainer.assemble(primary: primary, map: $0) } ?? UltraHDRContainer.primaryOnly(primary)
+                // An Ultra HDR file's MPF index and ISO block are rebuilt around the kept map (or removed with it).
+                func container(_ result: (bytes: [UInt8], keptOthers: Bool)?) -> (bytes: [UInt8], keptOthers: Bool)? {
+                    guard let result, hasGainMapStructure else { return result }
+                    let bytes = map.map { UltraHDRContainer.assemble(primary: result.bytes, map: $0) }
+                        ?? UltraHDRContainer.primaryOnly(result.bytes)
+                    return (bytes, result.keptOthers)
                 }
-                var bytes = container(lossless(file, orientation: orientation, segments: segments, progressive: progressive, settings: settings))
+                var result = container(lossless(file, orientation: orientation, segments: segments, progressive: progressive, settings: settings))
                 // Turned blocks code a little differently: an optimised file can grow by a percent or so, and
                 // progressive scans usually win that back (still lossless).
-                if let larger = bytes, larger.count > limit ?? .max, !progressive {
-                    bytes = container(lossless(file, orientation: orientation, segments: segments, progressive: true, settings: settings))
+                if let larger = result, larger.bytes.count > limit ?? .max, !progressive {
+                    result = container(lossless(file, orientation: orientation, segments: segments, progressive: true, settings: settings))
                 }
-                if let bytes, bytes.count <= limit ?? .max {
+                if let (bytes, keptOthers) = result, bytes.count <= limit ?? .max {
+                    if !keptOthers, !settings.stripMetadata, let names = OutputMetadata.uncarriedWarning(metadata.uncarriedSegments) {
+                        warnings.append(names)
+                    }
                     return PreparedImage(bytes: bytes, format: .jpeg, width: upright.width, height: upright.height,
                                          quality: sourceQuality, encodes: 0, passedThrough: false, lossless: true, warnings: warnings,
                                          gainMap: map == nil ? nil : WrittenGainMap.describe(bytes))
@@ -98,22 +108,24 @@ enum JPEGInput {
             || metadata.iptc.map(IPTC.hasLocation) ?? false
     }
 
-    /// The file upright with `segments` as its metadata and its coefficients untouched; nil when that
-    /// cannot be done losslessly (the pipeline then decodes, and reports the file's problems if any).
+    /// The file upright with `segments` as its metadata and its coefficients untouched, and whether the
+    /// segments imgprep does not read were kept (an in-place edit); nil when that cannot be done losslessly
+    /// (the pipeline then decodes, and reports the file's problems if any).
     private static func lossless(_ file: [UInt8], orientation: ExifOrientation, segments: [JPEGSegment],
-                                 progressive: Bool, settings: ConversionSettings) -> [UInt8]? {
+                                 progressive: Bool, settings: ConversionSettings) -> (bytes: [UInt8], keptOthers: Bool)? {
         do {
             if orientation != .up {
                 return try JPEGLossless.upright(file, orientation: orientation, progressive: progressive, segments: segments)
+                    .map { ($0, false) }
             }
             // Only the metadata changes: edit it in place, or re-write the coefficients when stripping everything
             // (markers imgprep does not read go too), when the scans must become progressive, or when the
             // header cannot be edited in place.
             if !settings.stripMetadata, progressive == JPEGMarkers.isProgressive(file),
                let edited = JPEGLossless.replacingMetadata(in: file, with: segments) {
-                return edited
+                return (edited, true)
             }
-            return try JPEGLossless.recoded(file, progressive: progressive, segments: segments)
+            return (try JPEGLossless.recoded(file, progressive: progressive, segments: segments), false)
         } catch {
             return nil
         }

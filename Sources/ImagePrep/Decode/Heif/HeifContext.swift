@@ -70,6 +70,9 @@ func check(_ error: heif_error, _ what: String, otherwise: ImagePrepError.Kind =
     guard error.code != heif_error_Ok else { return }
     let kind: ImagePrepError.Kind = switch error.code {
     case heif_error_Unsupported_feature, heif_error_Unsupported_filetype: .unsupported
+    // libheif's own limits (image size, item and box counts) refuse hostile or too-large files; it files
+    // them under memory allocation, but nothing failed to allocate.
+    case heif_error_Memory_allocation_error where error.subcode == heif_suberror_Security_limit_exceeded: .tooLarge
     case heif_error_Memory_allocation_error: .io
     default: otherwise
     }

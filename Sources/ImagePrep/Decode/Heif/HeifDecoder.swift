@@ -9,19 +9,27 @@ public struct HeifDecoder: ImageDecoding {
         let context = try HeifContext(file, threads: 1)
         let handle = try context.primaryImage()
         defer { heif_image_handle_release(handle) }
-        return Self.header(of: handle)
+        return try Self.header(of: handle)
     }
 
-    /// The upright size: libheif reports it with irot/imir/clap applied.
-    static func header(of handle: OpaquePointer) -> ImageHeader {
-        ImageHeader(width: Int(heif_image_handle_get_width(handle)), height: Int(heif_image_handle_get_height(handle)))
+    /// The upright size: libheif reports it with irot/imir/clap applied. A clean aperture can only
+    /// crop; libheif 1.15 takes one larger than the picture (2147483647x2147483647 on 320x240) as it is.
+    static func header(of handle: OpaquePointer) throws -> ImageHeader {
+        let header = ImageHeader(width: Int(heif_image_handle_get_width(handle)), height: Int(heif_image_handle_get_height(handle)))
+        let stored = (Int(heif_image_handle_get_ispe_width(handle)), Int(heif_image_handle_get_ispe_height(handle)))
+        let upright = (min(header.width, header.height), max(header.width, header.height))
+        if stored.0 > 0, stored.1 > 0, upright.0 > min(stored.0, stored.1) || upright.1 > max(stored.0, stored.1) {
+            throw ImagePrepError(.corrupt, "the clean aperture (clap) makes the picture \(header.width)x\(header.height), "
+                                 + "larger than its \(stored.0)x\(stored.1)")
+        }
+        return header
     }
 
     public func decode(_ file: [UInt8], options: DecodeOptions) throws -> DecodedImage {
         let context = try HeifContext(file, threads: options.threads)
         let handle = try context.primaryImage()
         defer { heif_image_handle_release(handle) }
-        try checkPixelCap(Self.header(of: handle), options: options)
+        try checkPixelCap(try Self.header(of: handle), options: options)
         let hasAlpha = heif_image_handle_has_alpha_channel(handle) != 0
         let bitDepth = Int(heif_image_handle_get_luma_bits_per_pixel(handle))
         let wide = bitDepth > 8

@@ -48,7 +48,7 @@ enum JPEGLossless {
         return Array(UnsafeBufferPointer(start: output, count: outputSize))
     }
 
-    /// `file` with its metadata segments (EXIF, XMP, ICC, Photoshop/IPTC, comments) replaced by `segments`,
+    /// `file` with its metadata segments (EXIF, XMP and extended XMP, ICC, Photoshop/IPTC, comments) replaced by `segments`,
     /// every other byte as it was: the other marker segments, the entropy-coded data and whatever follows
     /// it. `segments` go where the first replaced segment was (else after SOI and JFIF), so an MPF index
     /// after them still points at its images. nil when the header is not a clean run of segments, or when
@@ -76,6 +76,7 @@ enum JPEGLossless {
     private static func isMetadata(marker: UInt8, payload: ArraySlice<UInt8>) -> Bool {
         switch marker {
         case JPEGSegment.app1: payload.starts(with: JPEGSegment.exifHeader) || payload.starts(with: JPEGSegment.xmpHeader)
+            || payload.starts(with: ExtendedXMP.header)
         case JPEGSegment.app2: payload.starts(with: JPEGSegment.iccHeader)
         case JPEGSegment.app13: payload.starts(with: JPEGSegment.photoshopHeader)
         case JPEGSegment.comment: true

@@ -28,7 +28,7 @@ public struct JPEGSegment: Sendable, Equatable {
     public static let maxXMPSize = maxPayload - xmpHeader.count - 2  // 65502, as Adobe's XMP spec says
     public static let maxICCSize = 255 * maxICCChunk                 // the count is one byte
 
-    /// The segments that carry `metadata`, in the usual order: APP1 EXIF, APP1 XMP, APP2 ICC
+    /// The segments that carry `metadata`, in the usual order: APP1 EXIF, APP1 XMP (then extended XMP), APP2 ICC
     /// chunks, APP13 Photoshop resources (split over several segments when large, as Photoshop does),
     /// COM. A block larger than `maxEXIFSize`, `maxXMPSize` or `maxICCSize`, or a comment over
     /// `maxPayload`, is left out: the caller compares sizes against those limits and decides what to
@@ -40,6 +40,7 @@ public struct JPEGSegment: Sendable, Equatable {
         }
         if let xmp = metadata.xmp, !xmp.isEmpty, xmp.count <= maxXMPSize {
             segments.append(JPEGSegment(marker: app1, payload: xmpHeader + xmp))
+            segments += metadata.extendedXMP?.segments ?? []   // only with the main packet that names it
         }
         if let icc = metadata.icc, !icc.isEmpty, icc.count <= maxICCSize {
             segments += iccSegments(icc)
