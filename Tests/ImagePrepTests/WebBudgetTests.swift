@@ -27,8 +27,7 @@ import Testing
                 settings.quality = 95
                 settings.maxDimension = Self.edge
                 settings.budget = ByteBudget(maxBytes: budget)
-                // One thread: the trial count of a batch in full swing (AV1 trials go side by side only on idle cores).
-                settings.threadsPerImage = 1
+                // One thread (the default scheduling): the trial count of a batch in full swing.
                 let result = try ImagePipeline.prepare(file, settings: settings)
                 #expect(result.bytes.count <= budget, "\(photo) \(format) at \(budget): \(result.bytes.count) bytes")
                 let quality = try #require(result.quality)

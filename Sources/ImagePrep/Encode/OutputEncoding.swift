@@ -11,7 +11,8 @@ enum OutputEncoding {
     ///   - picture: upright, in a form `encoder` takes, at its final size unless the budget forces shrinking.
     ///   - sizeHints: predicted sizes by quality for this picture, to aim the first trial.
     static func encode(_ picture: DecodedPixels, with encoder: any ImageEncoding, metadata source: ImageMetadata,
-                       settings: ConversionSettings, warnings: [String], sizeHints: [Int: Int] = [:]) throws -> PreparedImage {
+                       settings: ConversionSettings, threads: Int = 1, warnings: [String],
+                       sizeHints: [Int: Int] = [:]) throws -> PreparedImage {
         // Metadata is rebuilt for each size tried, since EXIF records the pixel dimensions.
         func metadata(for image: DecodedPixels) -> (metadata: ImageMetadata, warnings: [String]) {
             var metadataWarnings: [String] = []
@@ -38,7 +39,7 @@ enum OutputEncoding {
         }
 
         let floor = min(budget.minQuality, settings.quality)
-        let lanes = encoder.runsTrialsSideBySide ? max(1, settings.threadsPerImage) : 1
+        let lanes = encoder.runsTrialsSideBySide ? max(1, threads) : 1
         var image = picture
         var encodes = 0, probes = 0
         var hints = sizeHints
@@ -63,7 +64,7 @@ enum OutputEncoding {
             if budget.allowDownscale, let floorSize = probed?[floor], Double(floorSize) > 1.3 * Double(budget.maxBytes),
                max(current.width, current.height) > 16 {
                 (image, hints) = shrunk(picture, from: current, smallestSize: floorSize, predicted: true, sizes: probed ?? [:],
-                                        metadataBytes: metadataBytes, budget: budget.maxBytes, threads: settings.threadsPerImage)
+                                        metadataBytes: metadataBytes, budget: budget.maxBytes, threads: threads)
                 continue
             }
             let result = try searchQuality(floor: floor, ceiling: settings.quality, budget: budget.maxBytes,
@@ -93,7 +94,7 @@ enum OutputEncoding {
                     "\(current.width)x\(current.height) does not fit \(budget.formatted): the smallest is \(result.smallestSize) bytes at quality \(floor)" + (budget.allowDownscale ? "" : " (--no-downscale)"))
             }
             (image, hints) = shrunk(picture, from: current, smallestSize: result.smallestSize, sizes: result.sizes,
-                                    metadataBytes: metadataBytes, budget: budget.maxBytes, threads: settings.threadsPerImage)
+                                    metadataBytes: metadataBytes, budget: budget.maxBytes, threads: threads)
         }
     }
 

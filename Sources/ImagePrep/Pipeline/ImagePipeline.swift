@@ -4,9 +4,12 @@ import Foundation
 /// Writing is the caller's job (see AtomicWriter), so the library never touches the file system here.
 /// Decoders and encoders come from their registries: nothing here asks which format it is handling.
 public enum ImagePipeline {
-    /// - Parameter onStage: told as each stage starts.
-    public static func prepare(_ file: [UInt8], settings: ConversionSettings,
+    /// - Parameters:
+    ///   - scheduling: how many threads the picture may use; the bytes are the same whatever it says.
+    ///   - onStage: told as each stage starts.
+    public static func prepare(_ file: [UInt8], settings: ConversionSettings, scheduling: Scheduling = Scheduling(),
                                onStage: (PipelineStage) -> Void = { _ in }) throws -> PreparedImage {
+        let threads = scheduling.threads
         onStage(.decoding)
         let format = try FormatSniffer.sniff(file).get()
         var settings = settings
@@ -21,10 +24,10 @@ public enum ImagePipeline {
             throw ImagePrepError(.corrupt, "the header gives the picture no size (\(stored.width)x\(stored.height))")
         }
         let searching = settings.budget != nil
-        let plain = EncoderRegistry.encoder(for: settings, searching: searching)
+        let plain = EncoderRegistry.encoder(for: settings, searching: searching, threads: threads)
         // The long edge to shrink to, from the full-size picture so shrink-on-load does not change the rounding.
         let shrinkingTo = settings.maxDimension.flatMap { max(stored.width, stored.height) > $0 ? $0 : nil }
-        var options = DecodeOptions(maxPixels: settings.maxPixels, threads: settings.threadsPerImage, shrinkingTo: shrinkingTo,
+        var options = DecodeOptions(maxPixels: settings.maxPixels, threads: threads, shrinkingTo: shrinkingTo,
                                     convertsToSRGB: settings.color == .srgb)
         // A picture re-encoded at its own size and colours may stay in the source's own Y'CbCr planes.
         options.keepsYCbCr420 = shrinkingTo == nil && plain.takesYCbCr420 && settings.color == .keep
@@ -43,16 +46,16 @@ public enum ImagePipeline {
         // block as the unturned file would be (about 5% smaller than the standard tables at quality 86).
         let transposedBlocks = decoded.isDCTBlockGrid && decoded.orientation.swapsDimensions && shrinkingTo == nil
         let encoder = transposedBlocks
-            ? EncoderRegistry.encoder(for: settings, searching: searching, transposedBlocks: true) : plain
+            ? EncoderRegistry.encoder(for: settings, searching: searching, transposedBlocks: true, threads: threads) : plain
 
         // Planes stay planes through resizing and into the encoder: no full-size interleaved copy.
         onStage(.resizing)
         var picture = decoded.content.oriented(decoded.orientation)
         if let target, target.width != picture.width || target.height != picture.height {
-            picture = picture.resized(width: target.width, height: target.height, threads: settings.threadsPerImage)
+            picture = picture.resized(width: target.width, height: target.height, threads: threads)
         }
         if settings.color == .srgb {
-            picture = toSRGB(picture, decoded: &decoded, settings: settings)
+            picture = toSRGB(picture, decoded: &decoded, settings: settings, threads: threads)
         }
         switch picture {
         case .rgb(let image) where image.hasAlpha && !encoder.keepsAlpha:
@@ -64,18 +67,19 @@ public enum ImagePipeline {
         }
         onStage(.encoding)
         return try OutputEncoding.encode(picture, with: encoder, metadata: decoded.metadata, settings: settings,
-                                         warnings: decoded.warnings, sizeHints: sizeHints(width: picture.width, height: picture.height))
+                                         threads: threads, warnings: decoded.warnings, sizeHints: sizeHints(width: picture.width, height: picture.height))
     }
 
     /// `--color srgb`: 8-bit pixels converted from the source's profile (deeper ones were converted by
     /// the decoder), and the compact sRGB profile in place of the source's (none with --strip-metadata).
-    static func toSRGB(_ picture: DecodedPixels, decoded: inout DecodedImage, settings: ConversionSettings) -> DecodedPixels {
+    static func toSRGB(_ picture: DecodedPixels, decoded: inout DecodedImage, settings: ConversionSettings,
+                       threads: Int) -> DecodedPixels {
         var converted = picture
         if !decoded.isSRGB {
             let image = picture.rgb()
             if let transform = SRGBConversion.transform(for: decoded.metadata.icc, bytesPerSample: 1, stride: image.channels,
                                                         warnings: &decoded.warnings) {
-                converted = .rgb(SRGBConversion.converted(image, with: transform, threads: settings.threadsPerImage))
+                converted = .rgb(SRGBConversion.converted(image, with: transform, threads: threads))
             }
         }
         decoded.metadata.icc = settings.stripMetadata ? nil : SRGBProfile.bytes
