@@ -44,15 +44,17 @@ public func searchQuality(
 ///   - overhead: bytes every encode carries whatever the quality (metadata), left out of the size
 ///     model so a big EXIF block on a small picture does not flatten the curve.
 ///   - lanes: how many qualities may be encoded side by side (idle cores); changes the time, not the result.
+///   - known: encodes already made of this picture, by quality: used when the search asks for them.
 public func searchQuality(
     floor: Int, ceiling: Int, budget: Int, strategy: SearchStrategy, model: SizeModel = .jpeg,
-    hints: [Int: Int] = [:], overhead: Int = 0, lanes: Int, encodeAll: ([Int]) throws -> [[UInt8]]
+    hints: [Int: Int] = [:], overhead: Int = 0, lanes: Int, known: [Int: [UInt8]] = [:],
+    encodeAll: ([Int]) throws -> [[UInt8]]
 ) rethrows -> SearchResult {
     precondition(floor <= ceiling, "quality floor above ceiling")
     var sizes: [Int: Int] = [:]
     var best: (quality: Int, bytes: [UInt8])?
     var encodes = 0, trials = 0
-    var encodedAhead: [Int: [UInt8]] = [:]
+    var encodedAhead = known
     /// Measures `q` (encoding `ahead` beside it on a second lane, for later); returns whether it fits.
     /// Qualities that give the encoder the same setting give the same bytes, so one encode measures them
     /// all (and the highest that fits is the answer).
