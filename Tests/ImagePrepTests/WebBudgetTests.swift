@@ -34,6 +34,17 @@ import Testing
                 let shrunk = result.warnings.contains { $0.contains("does not fit") }
                 if shrunk { shrunkTrials.append(result.encodes) } else { trials.append(result.encodes) }
                 probes.append(result.probes)
+                if shrunk {
+                    // Shrunk: the largest size that fits at the floor (ShrinkToFitTests), so a long edge 10%
+                    // longer does not fit at the floor.
+                    let floor = settings.budget?.minQuality ?? 40
+                    let longer = Int((Double(max(result.width, result.height)) * 1.1).rounded(.up))
+                    // (the aspect of what was written, scaled up: fittedSize never enlarges)
+                    let grown = fittedSize(width: result.width * 64, height: result.height * 64, maxDimension: longer)
+                    let larger = try Self.encode(file, settings: settings, width: grown.width, height: grown.height, quality: floor)
+                    #expect(larger.count > budget, "\(photo) \(format) at \(budget): \(grown.width)x\(grown.height) also fits at q\(floor)")
+                    continue
+                }
                 guard quality < 95 else { continue }
                 let above = try Self.encode(file, settings: settings, width: result.width, height: result.height, quality: quality + 1)
                 #expect(above.count > budget, "\(photo) \(format) at \(budget): q\(quality + 1) also fits (\(above.count) bytes)")

@@ -100,7 +100,7 @@ enum OutputEncoding {
         }
 
         // The largest size that fits at the floor; then, at that size, one encode at the highest quality
-        // predicted to fit (the size's 10% margin leaves room for a few qualities more), kept if it fits.
+        // predicted to fit (the size's 10% margin may leave room for a few qualities more), kept if it fits.
         let largest = try largestFitting(picture, with: encoder, quality: floor, budget: budget,
                                          notFitting: (max(picture.width, picture.height), floorSize),
                                          metadataBytes: metadataBytes, threads: threads, metadata: metadata(for:))
@@ -109,8 +109,9 @@ enum OutputEncoding {
         var result = SearchResult(fit: (floor, largest.bytes), sizes: [floor: largest.bytes.count], encodes: 0)
         let estimate = SizeEstimate(model: encoder.sizeModel, budget: budget.maxBytes,
                                     overhead: encoder.metadataBytes(largest.metadata), hints: [:])
+        // Only when it is predicted a few qualities up: the size's margin is often too thin for one more.
         if floor < settings.quality, let predicted = estimate.boundary(low: floor, high: settings.quality + 1, measured: result.sizes),
-           !encoder.sizeModel.sameSetting(as: predicted).contains(floor) {
+           predicted >= floor + 3, !encoder.sizeModel.sameSetting(as: predicted).contains(floor) {
             let bytes = try encoder.encode(image, quality: predicted, metadata: largest.metadata)
             encodes += 1
             for same in encoder.sizeModel.sameSetting(as: predicted).clamped(to: floor...settings.quality) {
