@@ -56,7 +56,9 @@ import Testing
               + "(\(trials.count) at full size: \(trials.map(String.init).joined(separator: " ")); "
               + "\(shrunkTrials.count) shrunk: \(shrunkTrials.map(String.init).joined(separator: " "))), "
               + "plus \(String(format: "%.1f", Double(probes.reduce(0, +)) / Double(all.count))) probe encodes of a mosaic a sixteenth to a quarter the size")
-        #expect(average <= 3.5)
+        // HEIC: one photo whose probe put the floor 30% over the budget in fact fits at full size; that is
+        // now measured (one encode) instead of shrinking it on the probe's word, which wrote it too small.
+        #expect(average <= (format == .heic ? 3.7 : 3.5))
     }
 
     /// Encodes the picture the search saw (decoded, upright, brought to `settings.maxDimension`, then to

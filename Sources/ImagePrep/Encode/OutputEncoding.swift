@@ -79,11 +79,11 @@ enum OutputEncoding {
         }
         let canShrink = budget.allowDownscale && max(picture.width, picture.height) > 16
         /// What the floor gives at full size: measured, or predicted by the probe.
-        let floorSize: Int
+        let floorSize: Int, floorMeasured: Bool
         // A probe that puts even the floor 30% over the budget (its spread is 3-6%) settles that this
         // size cannot fit: shrink without encoding it (--no-downscale wants the measured size instead).
         if canShrink, let predicted = probed?[floor], Double(predicted) > 1.3 * Double(budget.maxBytes) {
-            floorSize = predicted
+            (floorSize, floorMeasured) = (predicted, false)
         } else {
             let result = try searchQuality(floor: floor, ceiling: settings.quality, budget: budget.maxBytes,
                                            strategy: budget.strategy, model: encoder.sizeModel, hints: hints,
@@ -96,15 +96,25 @@ enum OutputEncoding {
                 throw ImagePrepError(.doesNotFit,
                     "\(picture.width)x\(picture.height) does not fit \(budget.formatted): the smallest is \(result.smallestSize) bytes at quality \(floor)" + (budget.allowDownscale ? "" : " (--no-downscale)"))
             }
-            floorSize = result.sizes[floor] ?? result.smallestSize
+            (floorSize, floorMeasured) = (result.sizes[floor] ?? result.smallestSize, true)
         }
 
         // The largest size that fits at the floor; then, at that size, one encode at the highest quality
         // predicted to fit (the size's 10% margin may leave room for a few qualities more), kept if it fits.
         let largest = try largestFitting(picture, with: encoder, quality: floor, budget: budget,
-                                         notFitting: (max(picture.width, picture.height), floorSize),
+                                         notFitting: (max(picture.width, picture.height), floorSize), notFittingMeasured: floorMeasured,
                                          metadataBytes: metadataBytes, threads: threads, metadata: metadata(for:))
         encodes += largest.encodes
+        if largest.image.width == picture.width && largest.image.height == picture.height {
+            // The probe was wrong and the whole picture fits at the floor: its quality is searched as usual.
+            let result = try searchQuality(floor: floor, ceiling: settings.quality, budget: budget.maxBytes,
+                                           strategy: budget.strategy, model: encoder.sizeModel, hints: hints,
+                                           overhead: metadataBytes, lanes: lanes, known: [floor: largest.bytes]) { qualities in
+                try encodeSideBySide(qualities) { try encoder.encode(picture, quality: $0, metadata: largest.metadata) }
+            }
+            encodes += result.encodes
+            return try written(picture, result, fit: result.fit ?? (floor, largest.bytes), metadata: largest.metadata, notes: largest.notes)
+        }
         let image = largest.image
         var result = SearchResult(fit: (floor, largest.bytes), sizes: [floor: largest.bytes.count], encodes: 0)
         let estimate = SizeEstimate(model: encoder.sizeModel, budget: budget.maxBytes,
@@ -132,7 +142,7 @@ enum OutputEncoding {
     /// sizes tried (2% under: secant steps). Once one fits, the next is at least 10% longer, so a good
     /// prediction ends with one that fits and one 10% longer that does not.
     static func largestFitting(_ picture: DecodedPixels, with encoder: any ImageEncoding, quality: Int, budget: ByteBudget,
-                               notFitting: (edge: Int, bytes: Int), metadataBytes: Int, threads: Int,
+                               notFitting: (edge: Int, bytes: Int), notFittingMeasured: Bool, metadataBytes: Int, threads: Int,
                                metadata: (DecodedPixels) -> (metadata: ImageMetadata, warnings: [String]))
         throws -> (image: DecodedPixels, bytes: [UInt8], metadata: ImageMetadata, notes: [String], encodes: Int)
     {
@@ -143,8 +153,9 @@ enum OutputEncoding {
         var low: (edge: Int, bytes: [UInt8], image: DecodedPixels, metadata: ImageMetadata, notes: [String])?
         var tried: [(edge: Int, bytes: Int)] = []
         var encodes = 0
+        var highMeasured = notFittingMeasured
         while true {
-            if let low, high.edge <= grown(low.edge) {
+            if let low, low.edge >= notFitting.edge || (highMeasured && high.edge <= grown(low.edge)) {
                 return (low.image, low.bytes, low.metadata, low.notes, encodes)
             }
             // Secant steps: from the last size tried, along the slope between the last two.
@@ -160,6 +171,8 @@ enum OutputEncoding {
             // A secant through sizes where the curve bends can leap: at most half as long again as what fit.
             if let low { edge = max(min(edge, low.edge * 3 / 2), grown(low.edge)) }
             edge = min(edge, high.edge - 1)
+            // A size the probe only predicted not to fit is measured before it settles the answer.
+            if let low, !highMeasured, high.edge <= grown(low.edge) { edge = high.edge }
             if let low, edge <= low.edge { return (low.image, low.bytes, low.metadata, low.notes, encodes) }
             guard edge >= 16 else {
                 throw ImagePrepError(.doesNotFit,
@@ -175,6 +188,7 @@ enum OutputEncoding {
                 low = (edge, bytes, image, imageMetadata, notes)
             } else {
                 high = (edge, bytes.count)
+                highMeasured = true
             }
         }
     }
