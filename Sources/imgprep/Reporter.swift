@@ -160,18 +160,7 @@ final class Reporter: Sendable {
         guard showProgress else { return }
         let line = progress.withLock { state -> String in
             state.lineShown = true
-            let elapsed = max(Date().timeIntervalSince(state.start), 0.001)
-            let rate = Double(state.done) / elapsed
-            let total = max(state.source?.jobsFound ?? 0, state.done)
-            // While a list is still arriving the total is a floor: "12/40+", and no ETA yet.
-            guard state.source?.isDrained ?? true else {
-                return String(format: "\r%d/%d+  %.1f files/s ", state.done, total, rate)
-            }
-            let remaining = rate > 0 ? Double(total - state.done) / rate : 0
-            let width = 24
-            let filled = total > 0 ? width * state.done / total : width
-            let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
-            return String(format: "\r[%@] %d/%d  %.1f files/s  ETA %.0fs ", bar, state.done, total, rate, remaining)
+            return ProgressLine.text(done: state.done, source: state.source, elapsed: Date().timeIntervalSince(state.start))
         }
         StandardStream.error.write(line)
     }

@@ -36,10 +36,13 @@ func runBatch(_ options: BatchCommandOptions, command: String) async -> Int32 {
     // Files are prepared in worker processes (this same binary, see main.swift): a crash or a hang in a
     // decoder costs one file, not the batch.
     let pool = WorkerCommand.pool(timeout: options.timeout, memoryBudget: options.memoryLimit)
+    // Every file is admitted here before it is read, whether it is then prepared in a worker or not.
+    let gate = MemoryGate(budget: options.memoryLimit)
     let tally = Tally()
     signals.onSignal({
         cancellation.cancel()
         source.cancel()
+        gate.openAll()
         pool.stop()
     }, lastWords: { _ in
         guard tally.claimSummary() else { return false }
@@ -49,14 +52,19 @@ func runBatch(_ options: BatchCommandOptions, command: String) async -> Int32 {
         return true
     })
     reporter.start(source)
+    let environment = ProcessInfo.processInfo.environment
     // IMGPREP_ISOLATION=off prepares files in this process: only for measuring what isolation costs
-    // (make bench); a crash in a decoder then ends the whole batch.
-    let isolated = ProcessInfo.processInfo.environment["IMGPREP_ISOLATION"] != "off"
+    // (make bench); a crash in a decoder then ends the whole batch. The gate and --timeout still hold.
+    let isolated = environment["IMGPREP_ISOLATION"] != "off"
     if !isolated { FileConverter.tuneAllocator() }
-    let isolatedPrepare: FileConverter.Prepare = { file, settings in try await pool.prepare(file, settings: settings) }
-    let converter = FileConverter(settings: options.settings, options: options.batch, cancellation: cancellation,
-                                  reuse: OutputReuse(settings: options.settings, cache: cache),
-                                  prepare: isolated ? isolatedPrepare : FileConverter.inProcess)
+    let isolatedPrepare: FileConverter.Prepare = { file, settings, context in
+        try await pool.prepare(file, settings: settings, context: context)
+    }
+    var batch = options.batch
+    batch.threadsPerImage = Scheduling.override(from: environment)
+    let converter = FileConverter(settings: options.settings, options: batch, cancellation: cancellation,
+                                  reuse: OutputReuse(settings: options.settings, cache: cache), gate: gate,
+                                  prepare: isolated ? isolatedPrepare : FileConverter.inProcess(timeout: options.timeout))
     let summary = await BatchRunner.run(source, limit: options.batch.jobs, failFast: options.batch.failFast,
                                         cancellation: cancellation,
                                         work: { job, context in await converter.convert(job, context: context) },
@@ -64,6 +72,7 @@ func runBatch(_ options: BatchCommandOptions, command: String) async -> Int32 {
                                             tally.add(outcome)
                                             reporter.report(outcome)
                                         })
+    gate.openAll()
     pool.stop()
     if let problem = cache?.problem { reporter.warning(problem) }
     if let cache, cache.statistics.evictedFromThisRun > 0 {

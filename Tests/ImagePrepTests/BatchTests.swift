@@ -487,12 +487,8 @@ import Testing
         let big = TestSupport.corpus.map { $0.appendingPathComponent("heic/libvips__Example1.heic").path }
         let source = big.flatMap { Self.exists($0) ? $0 : nil } ?? p3
         let count = source == p3 ? 2000 : 40
-        var paths: [String] = []
-        for index in 0..<count {
-            let path = "\(inputs)/p\(index).heic"
-            try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: source)
-            paths.append(path)
-        }
+        // Distinct files: copies of one would be prepared once and the rest written as duplicates.
+        let paths = try DistinctInputs.copies(of: source, count: count, in: inputs) { "p\($0).heic" }
         let out = dir.appendingPathComponent("out").path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: TestSupport.binary)
@@ -527,12 +523,7 @@ import Testing
     @Test func sigintInJsonModeEndsWithAnInterruptedSummary() throws {
         let dir = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        var paths: [String] = []
-        for index in 0..<2000 {
-            let path = dir.appendingPathComponent("p\(index).heic").path
-            try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: p3)
-            paths.append(path)
-        }
+        let paths = try DistinctInputs.copies(of: p3, count: 2000, in: dir.path) { "p\($0).heic" }
         let out = dir.appendingPathComponent("out").path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: TestSupport.binary)

@@ -26,8 +26,7 @@ import Testing
                 var settings = ConversionSettings()
                 settings.quality = 95
                 settings.budget = ByteBudget(maxBytes: budget)
-                settings.threadsPerImage = 2
-                let result = try ImagePipeline.prepare(file, settings: settings)
+                let result = try ImagePipeline.prepare(file, settings: settings, scheduling: Scheduling(threads: 2))
                 #expect(result.bytes.count <= budget, "\(path) at \(budget): \(result.bytes.count) bytes")
                 if result.passedThrough || result.lossless { continue }
                 // A JPEG input is never searched above its own quality, nor past its own size when it fit.

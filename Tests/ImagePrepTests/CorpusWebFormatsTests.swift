@@ -33,9 +33,9 @@ import Testing
                 settings.format = format
                 settings.quality = format.defaultQuality
                 settings.maxDimension = 1024
-                settings.threadsPerImage = 2
-                let encoder = EncoderRegistry.encoder(for: settings, searching: false)
-                let prepared = try OutputEncoding.encode(picture, with: encoder, metadata: decoded.metadata, settings: settings, warnings: [])
+                let encoder = EncoderRegistry.encoder(for: settings, searching: false, threads: 2)
+                let prepared = try OutputEncoding.encode(picture, with: encoder, metadata: decoded.metadata, settings: settings,
+                                                         threads: 2, warnings: [])
                 let name = URL(fileURLWithPath: photo).deletingPathExtension().lastPathComponent
                 let output = out.appendingPathComponent("\(name).\(format.fileExtension)").path
                 try Data(prepared.bytes).write(to: URL(fileURLWithPath: output))

@@ -115,7 +115,6 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     private static func pipeline(_ bytes: [UInt8]) {
         var settings = ConversionSettings()
         settings.maxPixels = 1 << 18
-        settings.threadsPerImage = 1
         switch bytes.count % 4 {
         case 0: break
         case 1:

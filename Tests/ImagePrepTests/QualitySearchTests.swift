@@ -120,7 +120,8 @@ private func run(_ size: @escaping (Int) -> Int, budget: Int, floor: Int = 40, c
         #expect(Double(total) / Double(runs) <= 3, "\(Double(total) / Double(runs)) encodes on average")
     }
 
-    /// Two lanes: each round encodes the predicted boundary and the quality above it, side by side.
+    /// Two lanes: a round encodes the predicted boundary and, ahead, the quality across it; a later
+    /// round that asks for that quality uses those bytes instead of encoding again.
     @Test func twoLanesCloseTheBracketInFewerRounds() {
         let size = photoCurve(base: 400_000, exponent: 0.6)
         for budget in stride(from: 350_000, through: 2_500_000, by: 97_000) {
@@ -134,6 +135,38 @@ private func run(_ size: @escaping (Int) -> Int, budget: Int, floor: Int = 40, c
             #expect(size(fit.quality) <= budget)
             if fit.quality < 95 { #expect(size(fit.quality + 1) > budget) }
             #expect(rounds <= 5, "\(rounds) rounds at \(budget)")
+        }
+    }
+
+    /// Idle cores decide the lanes, so they must not decide the answer: with sizes that are not monotonic
+    /// in quality (real encoders' are not), one, two and four lanes choose the same quality and bytes, and
+    /// learn the same sizes, for every budget and every size model.
+    @Test(arguments: [SizeModel.jpeg, .webp, .avif, .heic])
+    func theAnswerDoesNotDependOnTheLanes(_ model: SizeModel) {
+        var generator = SplitMix64(seed: 11)
+        let noise = (0...100).map { _ in 0.85 + Double(generator.next(below: 300)) / 1000 }   // ±15%, fixed per quality
+        let size = { (q: Int) in
+            let setting = model.sameSetting(as: q).upperBound
+            return Int(300_000 * pow(model.scale(setting), model.typicalSlope) / pow(model.scale(80), model.typicalSlope) * noise[setting])
+        }
+        let hints = [60: size(60) * 11 / 10, 85: size(85) * 9 / 10]
+        for budget in stride(from: size(40) / 2, through: size(95) * 2, by: max(1, (size(95) * 2 - size(40) / 2) / 30)) {
+            func search(_ lanes: Int) -> SearchResult {
+                searchQuality(floor: 30, ceiling: 95, budget: budget, strategy: .binary, model: model, hints: hints,
+                              overhead: 2_000, lanes: lanes) { qualities in
+                    #expect(qualities.count <= 2)
+                    // An encoder gives the same bytes for qualities with the same setting.
+                    return qualities.map { q in [UInt8](repeating: UInt8(model.sameSetting(as: q).upperBound), count: size(q)) }
+                }
+            }
+            let one = search(1)
+            for lanes in [2, 4] {
+                let other = search(lanes)
+                #expect(other.fit?.quality == one.fit?.quality, "\(model) at \(budget), \(lanes) lanes")
+                let sameBytes = other.fit?.bytes == one.fit?.bytes
+                #expect(sameBytes, "\(model) at \(budget), \(lanes) lanes")
+                #expect(other.sizes == one.sizes, "\(model) at \(budget), \(lanes) lanes")
+            }
         }
     }
 }

@@ -27,14 +27,24 @@ import Testing
                 settings.quality = 95
                 settings.maxDimension = Self.edge
                 settings.budget = ByteBudget(maxBytes: budget)
-                // One thread: the trial count of a batch in full swing (AV1 trials go side by side only on idle cores).
-                settings.threadsPerImage = 1
+                // One thread (the default scheduling): the trial count of a batch in full swing.
                 let result = try ImagePipeline.prepare(file, settings: settings)
                 #expect(result.bytes.count <= budget, "\(photo) \(format) at \(budget): \(result.bytes.count) bytes")
                 let quality = try #require(result.quality)
                 let shrunk = result.warnings.contains { $0.contains("does not fit") }
                 if shrunk { shrunkTrials.append(result.encodes) } else { trials.append(result.encodes) }
                 probes.append(result.probes)
+                if shrunk {
+                    // Shrunk: the largest size that fits at the floor (ShrinkToFitTests), so a long edge 10%
+                    // longer does not fit at the floor.
+                    let floor = settings.budget?.minQuality ?? 40
+                    let longer = Int((Double(max(result.width, result.height)) * 1.1).rounded(.up))
+                    // (the aspect of what was written, scaled up: fittedSize never enlarges)
+                    let grown = fittedSize(width: result.width * 64, height: result.height * 64, maxDimension: longer)
+                    let larger = try Self.encode(file, settings: settings, width: grown.width, height: grown.height, quality: floor)
+                    #expect(larger.count > budget, "\(photo) \(format) at \(budget): \(grown.width)x\(grown.height) also fits at q\(floor)")
+                    continue
+                }
                 guard quality < 95 else { continue }
                 let above = try Self.encode(file, settings: settings, width: result.width, height: result.height, quality: quality + 1)
                 #expect(above.count > budget, "\(photo) \(format) at \(budget): q\(quality + 1) also fits (\(above.count) bytes)")
@@ -46,7 +56,9 @@ import Testing
               + "(\(trials.count) at full size: \(trials.map(String.init).joined(separator: " ")); "
               + "\(shrunkTrials.count) shrunk: \(shrunkTrials.map(String.init).joined(separator: " "))), "
               + "plus \(String(format: "%.1f", Double(probes.reduce(0, +)) / Double(all.count))) probe encodes of a mosaic a sixteenth to a quarter the size")
-        #expect(average <= 3.5)
+        // HEIC: one photo whose probe put the floor 30% over the budget in fact fits at full size; that is
+        // now measured (one encode) instead of shrinking it on the probe's word, which wrote it too small.
+        #expect(average <= (format == .heic ? 3.7 : 3.5))
     }
 
     /// Encodes the picture the search saw (decoded, upright, brought to `settings.maxDimension`, then to

@@ -71,11 +71,23 @@ import Testing
         #expect(!TestSupport.isRunning(killed))
     }
 
-    @Test func aFileOverTheTimeoutFailsAloneAndLeavesNothing() throws {
+    /// Makes the slow JPEG stall at `stage` (IMGPREP_TEST_STALL), so a timeout does not depend on how fast
+    /// this machine decodes: a JPEG written as JPEG at its own size is not even decoded (its coefficients
+    /// are kept), so in a busy full run it once finished inside the timeout.
+    func stalling(at stage: String = "decoding", isolation: Bool = true) throws -> [String: String] {
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: Self.slowJPEG)[.size] as? Int)
+        return TestSupport.environment(adding: ["IMGPREP_TEST_STALL": "\(stage):\(size)"]
+                                        .merging(isolation ? [:] : ["IMGPREP_ISOLATION": "off"]) { $1 })
+    }
+
+    /// In a worker (which is killed) and in-process (`IMGPREP_ISOLATION=off`, where the thread is abandoned).
+    @Test(arguments: [true, false])
+    func aFileOverTheTimeoutFailsAloneAndLeavesNothing(isolation: Bool) throws {
         let dir = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let out = dir.appendingPathComponent("out").path
-        let run = try TestSupport.imgprep(["convert", "--timeout", "0.25", "-j", "2", "--json", "-o", out, Self.slowJPEG] + fixtures)
+        let run = try TestSupport.imgprep(["convert", "--timeout", "0.25", "-j", "2", "--json", "-o", out, Self.slowJPEG] + fixtures,
+                                          environment: stalling(isolation: isolation))
         #expect(run.status == 1, "\(run.stderr)")
         let lines = try BatchTests.jsonLines(run.stdout)
         let failed = lines.filter { $0["status"] as? String == "failed" }
@@ -83,19 +95,66 @@ import Testing
         #expect(failed.first?["input"] as? String == Self.slowJPEG)
         #expect(failed.first?["error_kind"] as? String == "timeout")
         let message = (failed.first?["error"] as? String) ?? ""
-        #expect(message.hasPrefix("no result after 0.25 s"), "\(failed)")
+        #expect(message.hasPrefix("no result after 0.25 s while decoding"), "\(failed)")
         #expect(lines.filter { $0["status"] as? String == "ok" }.count == fixtures.count)
         #expect(BatchTests.listing(out).count == fixtures.count, "\(BatchTests.listing(out))")
+    }
+
+    /// VmHWM: the most resident memory `pid` has had.
+    static func highWaterMark(_ pid: pid_t) -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+              let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return 0 }
+        return kilobytes * 1024
     }
 
     @Test func theTimeoutMessageIsOneLineWithoutJSON() throws {
         let dir = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let run = try TestSupport.imgprep(["convert", "--timeout", "0.25", "-o", dir.path, Self.slowJPEG, fixtures[2]])
+        let run = try TestSupport.imgprep(["convert", "--timeout", "0.25", "-o", dir.path, Self.slowJPEG, fixtures[2]],
+                                          environment: stalling())
         #expect(run.status == 1)
         let lines = run.stderr.split(separator: "\n").filter { $0.hasPrefix("imgprep: ") }
         #expect(lines.count == 1, "\(run.stderr)")
         #expect(lines.first?.contains("\(Self.slowJPEG): no result after 0.25 s") == true, "\(run.stderr)")
+    }
+
+    /// The memory gate admits a file before the batch reads it: four 60 MB files at -j 4 under a 1 MB
+    /// limit are read one at a time, so the batch process never holds two of them at once (it once held
+    /// all four, read before the gate). In a worker and in-process.
+    @Test(arguments: [true, false])
+    func filesAreAdmittedBeforeTheyAreRead(isolation: Bool) throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let padding = 60_000_000
+        let picture = try TestSupport.bytes("\(heic)/gray.heic")
+        let inputs = try (0..<4).map { index -> String in
+            // A trailing `free` box: a small picture in a large file, and each file distinct.
+            let box = withUnsafeBytes(of: UInt32(padding).bigEndian, Array.init) + Array("free".utf8)
+            let file = picture + box + [UInt8](repeating: UInt8(index), count: padding - 8)
+            let path = dir.appendingPathComponent("big\(index).heic").path
+            try Data(file).write(to: URL(fileURLWithPath: path))
+            return path
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TestSupport.binary)
+        process.arguments = ["convert", "-j", "4", "--memory-limit", "1MB", "--quiet", "-o", dir.appendingPathComponent("out").path] + inputs
+        process.environment = TestSupport.environment(adding: isolation ? [:] : ["IMGPREP_ISOLATION": "off"])
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // The kernel's high-water mark of the batch process, read until it exits: no peak goes unseen.
+        var peak = 0
+        while process.isRunning {
+            peak = max(peak, Self.highWaterMark(process.processIdentifier))
+            Thread.sleep(forTimeInterval: 0.002)
+        }
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(BatchTests.listing(dir.appendingPathComponent("out").path).count == 4)
+        print("WorkerTests: four 60 MB files at -j 4 --memory-limit 1MB, isolation \(isolation): the batch process peaked at \(peak >> 20) MB")
+        // One file held (and in-process, libheif's copy of it), and the runtime: below three files.
+        #expect(peak < 3 * padding, "the batch process peaked at \(peak >> 20) MB")
     }
 
     @Test(arguments: [["--timeout", "-1"], ["--timeout", "soon"], ["--memory-limit", "1M"], ["--memory-limit", "lots"]])
@@ -157,11 +216,9 @@ import Testing
         let source = try #require(TestSupport.corpus).appendingPathComponent("heic/pillow_heif__200MP.heic").path
         let dir = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let inputs = try (1...4).map { index -> String in
-            let path = dir.appendingPathComponent("huge\(index).heic").path
-            try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: source)
-            return path
-        }
+        // Four distinct files: links to one would be prepared once (the run's de-duplication) and so
+        // would not test the gate.
+        let inputs = try DistinctInputs.copies(of: source, count: 4, in: dir.path) { "huge\($0 + 1).heic" }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: TestSupport.binary)
         process.arguments = ["convert", "-j", "4", "--memory-limit", "1500MB", "--quiet", "-o", dir.appendingPathComponent("out").path] + inputs

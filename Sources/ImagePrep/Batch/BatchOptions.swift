@@ -16,6 +16,9 @@ public struct BatchOptions: Sendable {
     public var preserveModificationTime = false
     public var inPlace = false
     public var failFast = false
+    /// Threads each picture uses, instead of what the pool decides from the idle cores (never changes
+    /// the bytes; see Scheduling).
+    public var threadsPerImage: Int?
 
     public init() {}
 }

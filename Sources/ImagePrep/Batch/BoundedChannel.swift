@@ -33,6 +33,9 @@ final class BoundedChannel<Element: Sendable>: Sendable {
         state.withLock { $0.buffer = elements; $0.finished = true }
     }
 
+    /// Every value has been sent (some may still wait unread).
+    var isFinished: Bool { state.withLock { $0.finished } }
+
     /// Finished, and every value taken: nothing more will come.
     var isDrained: Bool { state.withLock { $0.finished && $0.head == $0.buffer.count } }
 

@@ -2,10 +2,11 @@ import CImageCodecs
 import Foundation
 
 /// Everything that happens to one input in a batch, around the pipeline: refusing conflicts, skipping
-/// up-to-date outputs, reading, preparing (through `prepare`, which may run in another process) and
-/// writing the output atomically. Never throws: every problem becomes the outcome.
+/// up-to-date outputs, admitting the file through the memory gate, reading, preparing (through
+/// `prepare`, which may run in another process) and writing the output atomically. Never throws:
+/// every problem becomes the outcome.
 public struct FileConverter: Sendable {
-    public typealias Prepare = @Sendable ([UInt8], ConversionSettings) async throws -> PreparedImage
+    public typealias Prepare = @Sendable ([UInt8], ConversionSettings, PrepareContext) async throws -> PreparedImage
 
     public var settings: ConversionSettings
     public var options: BatchOptions
@@ -14,19 +15,20 @@ public struct FileConverter: Sendable {
     public var prepare: Prepare
     /// Outputs found in the cache or made for an identical input; nil prepares every file.
     public var reuse: OutputReuse?
+    /// Admits each file, before it is read, while the memory estimated for the files in flight fits
+    /// `--memory-limit`; nil admits every file.
+    public var gate: MemoryGate?
 
     public init(settings: ConversionSettings, options: BatchOptions, cancellation: CancellationFlag,
-                reuse: OutputReuse? = nil, prepare: @escaping Prepare = FileConverter.inProcess) {
+                reuse: OutputReuse? = nil, gate: MemoryGate? = nil,
+                prepare: @escaping Prepare = FileConverter.inProcess(timeout: nil)) {
         self.settings = settings
         self.options = options
         self.cancellation = cancellation
         self.reuse = reuse
+        self.gate = gate
         self.prepare = prepare
     }
-
-    /// The pipeline on the calling thread's process. Decoded photos take tens of MB each: see
-    /// `tuneAllocator` for the glibc settings that keep peak memory down.
-    public static let inProcess: Prepare = { bytes, settings in try ImagePipeline.prepare(bytes, settings: settings) }
 
     public func convert(_ job: BatchJob, context: JobContext) async -> FileOutcome {
         let start = DispatchTime.now()
@@ -53,19 +55,19 @@ public struct FileConverter: Sendable {
                 outcome.reason = "dry run: would write \(job.output)"
                 return outcome
             }
-            let bytes = try InputFile.read(job.input, maxBytes: settings.maxInputBytes)
+            let scheduling = Scheduling(threads: options.threadsPerImage ?? context.threads)
+            let (bytes, admission) = try await admitAndRead(job.input, scheduling: scheduling)
+            defer { admission.ticket?.release() }
             if case .success(let format) = FormatSniffer.sniff(bytes) { try refuseInPlace(format) }
-            var jobSettings = settings
-            jobSettings.threadsPerImage = context.threads
             let key = reuse?.key(for: bytes)
             let prepared: PreparedImage
             if let reuse, let key {
                 let source: OutputReuse.Source
-                (prepared, source) = try await reuse.output(for: key, input: job.input) { try await prepare(bytes, jobSettings) }
+                (prepared, source) = try await reuse.output(for: key, input: job.input) { try await prepare(bytes, settings, admission) }
                 outcome.cached = source == .cache
                 if case .duplicate(let first) = source { outcome.duplicateOf = first }
             } else {
-                prepared = try await prepare(bytes, jobSettings)
+                prepared = try await prepare(bytes, settings, admission)
             }
             outcome.format = prepared.format
             outcome.width = prepared.width
@@ -93,6 +95,32 @@ public struct FileConverter: Sendable {
             return FileOutcome(job: job, failure: ImagePrepError(.io, "\(error)"))
         }
         return outcome
+    }
+
+    /// Waits for the memory gate with an estimate from the file's size and header, then reads the file.
+    /// A header found only further in (after the first MB) may raise the estimate once the file is read:
+    /// then the file waits again for the larger amount.
+    private func admitAndRead(_ path: String, scheduling: Scheduling) async throws -> ([UInt8], PrepareContext) {
+        let (size, head) = try InputFile.sizeAndHead(path, count: MemoryEstimate.headBytes)
+        guard size <= settings.maxInputBytes else {
+            throw ImagePrepError(.tooLarge, "the file is \(size) bytes, over the --max-input-size limit of \(ByteSize.format(settings.maxInputBytes))")
+        }
+        var estimate = MemoryEstimate.peak(ofHead: head, fileSize: size, settings: settings, threads: scheduling.threads)
+        var ticket = await gate?.ticket(for: estimate)
+        do {
+            let bytes = try InputFile.read(path, maxBytes: settings.maxInputBytes)
+            let exact = MemoryEstimate.peak(of: bytes, settings: settings, threads: scheduling.threads)
+            if exact > estimate, let held = ticket {
+                held.release()
+                ticket = nil
+                ticket = await gate?.ticket(for: exact)
+            }
+            estimate = max(estimate, exact)
+            return (bytes, PrepareContext(scheduling: scheduling, estimate: estimate, ticket: ticket))
+        } catch {
+            ticket?.release()
+            throw error
+        }
     }
 
     private func refuseInPlace(_ format: SniffedFormat) throws {

@@ -28,6 +28,11 @@ public enum InputFile {
         try withRegularFile(path) { fd, size in try readUpTo(min(count, size), from: fd) }
     }
 
+    /// The file's size and at most its first `count` bytes: enough to estimate its memory before reading it.
+    public static func sizeAndHead(_ path: String, count: Int) throws -> (size: Int, head: [UInt8]) {
+        try withRegularFile(path) { fd, size in (size, try readUpTo(min(count, size), from: fd)) }
+    }
+
     private static func withRegularFile<R>(_ path: String, _ body: (Int32, Int) throws -> R) throws -> R {
         switch RegularFile.open(path) {
         case .failure(.failed(let code)):

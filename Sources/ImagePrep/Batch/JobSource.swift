@@ -90,6 +90,10 @@ public final class JobSource: Sendable {
     /// No job is left to come.
     public var isDrained: Bool { channel.isDrained }
 
+    /// Every job is known (the arguments walked and the list read to its end), though some may not have
+    /// started: `jobsFound` is the total.
+    public var isComplete: Bool { channel.isFinished }
+
     /// Stops handing out jobs (the batch is stopping): `next` returns nil from now on, even while the
     /// list is still open.
     public func cancel() { channel.cancel() }

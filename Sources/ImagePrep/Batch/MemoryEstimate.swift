@@ -11,18 +11,29 @@ enum MemoryEstimate {
     /// Used when the header cannot be read: the pipeline will most likely fail fast on such a file.
     static let unknownPicture = 256 << 20
 
-    static func peak(of file: [UInt8], settings: ConversionSettings) -> Int {
-        guard case .success(let format) = FormatSniffer.sniff(file),
-              let header = HeaderProbe.header(of: file, format: format) else {
-            return baseline + unknownPicture + file.count
+    /// Bytes of a file read to estimate it before the whole file is: every header HeaderProbe reads
+    /// sits near the start in the files phones and cameras write.
+    static let headBytes = 1 << 20
+
+    static func peak(of file: [UInt8], settings: ConversionSettings, threads: Int = 1) -> Int {
+        peak(ofHead: file, fileSize: file.count, settings: settings, threads: threads)
+    }
+
+    /// The estimate from the first bytes of a file of `fileSize` bytes (all of it, or `headBytes`).
+    static func peak(ofHead head: [UInt8], fileSize: Int, settings: ConversionSettings, threads: Int) -> Int {
+        let fileBytes = fileSize.multipliedReportingOverflow(by: 2)
+        let held = fileBytes.overflow ? Int.max / 4 : min(fileBytes.partialValue, Int.max / 4)
+        guard case .success(let format) = FormatSniffer.sniff(head),
+              let header = HeaderProbe.header(of: head, format: format) else {
+            return baseline + unknownPicture + held
         }
         let pixels = min(header.pixelCount, settings.maxPixels)
         let encoder = EncoderRegistry.encoder(for: settings, searching: settings.budget != nil)
         // The search runs at most two trials at once (QualitySearch).
-        let lanes = settings.budget != nil && encoder.runsTrialsSideBySide ? min(2, max(1, settings.threadsPerImage)) : 1
+        let lanes = settings.budget != nil && encoder.runsTrialsSideBySide ? min(2, max(1, threads)) : 1
         let perPixel = (header.hasAlpha ? 12 : 8) + encoder.workingBytesPerPixel * lanes
         let (product, overflow) = pixels.multipliedReportingOverflow(by: perPixel)
-        return baseline + (overflow ? Int.max / 4 : product) + 2 * file.count
+        return baseline + (overflow ? Int.max / 4 : product) + held
     }
 
     /// The data limit a worker sets for the file: room above the estimate for the estimate's error,

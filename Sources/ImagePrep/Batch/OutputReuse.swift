@@ -40,11 +40,10 @@ public final class OutputReuse: Sendable {
     /// How many written outputs are remembered for later duplicates (a path and a digest each).
     private static let rememberedOutputs = 4096
 
-    /// - Parameter settings: the batch's settings; the fields that cannot change an output are ignored.
+    /// - Parameter settings: the batch's settings.
     public init(settings: ConversionSettings, cache: OutputCache?) {
-        var keyed = settings
-        keyed.threadsPerImage = 1   // threads change the speed, never the bytes
-        self.fingerprint = (try? CacheKey.fingerprint(of: keyed)) ?? []
+        // Scheduling (threads) is not part of the settings: it changes the speed, never the bytes.
+        self.fingerprint = (try? CacheKey.fingerprint(of: settings)) ?? []
         // A cache outlives this build: its entries are filed under the executable's own digest too.
         self.versions = CodecVersions.all + (cache.map { ["build \(BuildIdentity.digest(rememberedIn: $0.directory))"] } ?? [])
         self.cache = cache

@@ -33,7 +33,6 @@ public struct CacheKey: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// A fingerprint of settings: SHA-256 of their JSON with sorted keys, which is the same for equal
     /// values on every run and machine of one imgprep version (the version is part of the key anyway).
-    /// Set fields that do not change the output (threads per image) to a constant before calling.
     public static func fingerprint(of settings: some Encodable) throws -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

@@ -72,8 +72,9 @@ public enum EncoderRegistry {
     /// - Parameters:
     ///   - searching: the encoder serves a budget search (one fixed chroma setting throughout).
     ///   - transposedBlocks: the picture is a JPEG's own 8x8 block grid turned by 90° (see JPEGSettings).
+    ///   - threads: what the encoder may use of the machine (never changes its bytes).
     public static func encoder(for settings: ConversionSettings, searching: Bool,
-                               transposedBlocks: Bool = false) -> any ImageEncoding {
+                               transposedBlocks: Bool = false, threads: Int = 1) -> any ImageEncoding {
         switch settings.format {
         case .jpeg:
             var jpeg = settings.jpegSettings(searching: searching)
@@ -82,10 +83,10 @@ public enum EncoderRegistry {
         case .png:
             return PNGEncoder(compressionLevel: settings.pngCompressionLevel)
         case .webp:
-            return WebPEncoder(lossless: settings.lossless, threads: settings.threadsPerImage)
+            return WebPEncoder(lossless: settings.lossless, threads: threads)
         case .avif, .heic:
             return HeifEncoder(codec: settings.format == .avif ? .av1 : .hevc,
-                               subsampling: settings.chromaSubsampling(searching: searching), threads: settings.threadsPerImage)
+                               subsampling: settings.chromaSubsampling(searching: searching), threads: threads)
         }
     }
 }

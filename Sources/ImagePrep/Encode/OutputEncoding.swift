@@ -11,7 +11,8 @@ enum OutputEncoding {
     ///   - picture: upright, in a form `encoder` takes, at its final size unless the budget forces shrinking.
     ///   - sizeHints: predicted sizes by quality for this picture, to aim the first trial.
     static func encode(_ picture: DecodedPixels, with encoder: any ImageEncoding, metadata source: ImageMetadata,
-                       settings: ConversionSettings, warnings: [String], sizeHints: [Int: Int] = [:]) throws -> PreparedImage {
+                       settings: ConversionSettings, threads: Int = 1, warnings: [String],
+                       sizeHints: [Int: Int] = [:]) throws -> PreparedImage {
         // Metadata is rebuilt for each size tried, since EXIF records the pixel dimensions.
         func metadata(for image: DecodedPixels) -> (metadata: ImageMetadata, warnings: [String]) {
             var metadataWarnings: [String] = []
@@ -38,64 +39,160 @@ enum OutputEncoding {
         }
 
         let floor = min(budget.minQuality, settings.quality)
-        let lanes = encoder.runsTrialsSideBySide ? max(1, settings.threadsPerImage) : 1
-        var image = picture
+        let lanes = encoder.runsTrialsSideBySide ? max(1, threads) : 1
         var encodes = 0, probes = 0
+        /// The search's answer written: with the alternative tried one quality above when that was close.
+        func written(_ image: DecodedPixels, _ result: SearchResult, fit: (quality: Int, bytes: [UInt8]),
+                     metadata: ImageMetadata, notes: [String]) throws -> PreparedImage {
+            var fit = fit
+            // The alternative differs by a few percent (up to 6% on corpus photos for JPEG's tables), so
+            // it is not worth an encode when the next quality was far over budget.
+            let nextSize = result.sizes[fit.quality + 1].map(Double.init) ?? 0
+            if let alternative = encoder.alternative, fit.quality < settings.quality,
+               nextSize <= Double(budget.maxBytes) * 1.08 {
+                let bytes = try alternative.encode(image, quality: fit.quality + 1, metadata: metadata)
+                encodes += 1
+                if bytes.count <= budget.maxBytes { fit = (fit.quality + 1, bytes) }
+            }
+            var notes = notes
+            if image.width != picture.width {
+                notes.append("\(picture.width)x\(picture.height) does not fit \(budget.formatted) at quality \(floor); wrote \(image.width)x\(image.height) at quality \(fit.quality)")
+            }
+            return prepared(image, fit.bytes, quality: fit.quality, encodes: encodes, probes: probes, notes: notes)
+        }
+
+        // The whole picture first.
+        let (metadata, notes) = metadata(for: picture)
+        let metadataBytes = encoder.metadataBytes(metadata)
+        if metadataBytes + 1024 > budget.maxBytes {
+            throw MetadataOverBudget.error(metadata, bytes: metadataBytes, budget: budget, settings: settings)
+        }
+        // Fixed across qualities, so the quality model leaves it out (a gain map's bytes); it shrinks with the
+        // picture, so the shrink step measures it with the picture.
+        let fixedBytes = metadataBytes + encoder.bytesBesidePicture(width: picture.width, height: picture.height)
         var hints = sizeHints
-        while true {
-            let (metadata, notes) = metadata(for: image)
-            let metadataBytes = encoder.metadataBytes(metadata)
-            if metadataBytes + 1024 > budget.maxBytes {
-                throw MetadataOverBudget.error(metadata, bytes: metadataBytes, budget: budget, settings: settings)
-            }
-            let current = image
-            // Fixed across qualities, so the quality model leaves it out; it shrinks with the picture, so
-            // the shrink step does not (see `shrunk`).
-            let fixedBytes = metadataBytes + encoder.bytesBesidePicture(width: current.width, height: current.height)
-            var probed: [Int: Int]?
-            if budget.strategy == .binary, let probe = try probe(current, with: encoder, floor: floor, ceiling: settings.quality,
-                                                                  pictureBudget: budget.maxBytes - fixedBytes, hints: hints,
-                                                                  overhead: fixedBytes, lanes: lanes) {
-                probes += probe.encodes
-                hints = probe.hints
-                probed = probe.hints
-            }
-            // A probe that puts even the floor 30% over the budget (its spread is 3-6%) settles that this
-            // size cannot fit: shrink without encoding it (--no-downscale wants the measured size instead).
-            if budget.allowDownscale, let floorSize = probed?[floor], Double(floorSize) > 1.3 * Double(budget.maxBytes),
-               max(current.width, current.height) > 16 {
-                (image, hints) = shrunk(picture, from: current, smallestSize: floorSize, predicted: true, sizes: probed ?? [:],
-                                        metadataBytes: metadataBytes, budget: budget.maxBytes, threads: settings.threadsPerImage)
-                continue
-            }
+        var probed: [Int: Int]?
+        if budget.strategy == .binary, let probe = try probe(picture, with: encoder, floor: floor, ceiling: settings.quality,
+                                                              pictureBudget: budget.maxBytes - fixedBytes, hints: hints,
+                                                              overhead: fixedBytes, lanes: lanes) {
+            probes += probe.encodes
+            hints = probe.hints
+            probed = probe.hints
+        }
+        let canShrink = budget.allowDownscale && max(picture.width, picture.height) > 16
+        /// What the floor gives at full size: measured, or predicted by the probe.
+        let floorSize: Int, floorMeasured: Bool
+        // A probe that puts even the floor 30% over the budget (its spread is 3-6%) settles that this
+        // size cannot fit: shrink without encoding it (--no-downscale wants the measured size instead).
+        if canShrink, let predicted = probed?[floor], Double(predicted) > 1.3 * Double(budget.maxBytes) {
+            (floorSize, floorMeasured) = (predicted, false)
+        } else {
             let result = try searchQuality(floor: floor, ceiling: settings.quality, budget: budget.maxBytes,
                                            strategy: budget.strategy, model: encoder.sizeModel, hints: hints,
                                            overhead: fixedBytes, lanes: lanes) { qualities in
-                try encodeSideBySide(qualities) { try encoder.encode(current, quality: $0, metadata: metadata) }
+                try encodeSideBySide(qualities) { try encoder.encode(picture, quality: $0, metadata: metadata) }
             }
             encodes += result.encodes
-            if var fit = result.fit {
-                // The alternative differs by a few percent (up to 6% on corpus photos for JPEG's tables), so
-                // it is not worth an encode when the next quality was far over budget.
-                let nextSize = result.sizes[fit.quality + 1].map(Double.init) ?? 0
-                if let alternative = encoder.alternative, fit.quality < settings.quality,
-                   nextSize <= Double(budget.maxBytes) * 1.08 {
-                    let bytes = try alternative.encode(current, quality: fit.quality + 1, metadata: metadata)
-                    encodes += 1
-                    if bytes.count <= budget.maxBytes { fit = (fit.quality + 1, bytes) }
-                }
-                var notes = notes
-                if current.width != picture.width {
-                    notes.append("\(picture.width)x\(picture.height) does not fit \(budget.formatted) at quality \(floor); wrote \(current.width)x\(current.height) at quality \(fit.quality)")
-                }
-                return prepared(current, fit.bytes, quality: fit.quality, encodes: encodes, probes: probes, notes: notes)
-            }
-            guard budget.allowDownscale, max(current.width, current.height) > 16 else {
+            if let fit = result.fit { return try written(picture, result, fit: fit, metadata: metadata, notes: notes) }
+            guard canShrink else {
                 throw ImagePrepError(.doesNotFit,
-                    "\(current.width)x\(current.height) does not fit \(budget.formatted): the smallest is \(result.smallestSize) bytes at quality \(floor)" + (budget.allowDownscale ? "" : " (--no-downscale)"))
+                    "\(picture.width)x\(picture.height) does not fit \(budget.formatted): the smallest is \(result.smallestSize) bytes at quality \(floor)" + (budget.allowDownscale ? "" : " (--no-downscale)"))
             }
-            (image, hints) = shrunk(picture, from: current, smallestSize: result.smallestSize, sizes: result.sizes,
-                                    metadataBytes: metadataBytes, budget: budget.maxBytes, threads: settings.threadsPerImage)
+            (floorSize, floorMeasured) = (result.sizes[floor] ?? result.smallestSize, true)
+        }
+
+        // The largest size that fits at the floor; then, at that size, one encode at the highest quality
+        // predicted to fit (the size's 10% margin may leave room for a few qualities more), kept if it fits.
+        let largest = try largestFitting(picture, with: encoder, quality: floor, budget: budget,
+                                         notFitting: (max(picture.width, picture.height), floorSize), notFittingMeasured: floorMeasured,
+                                         metadataBytes: metadataBytes, threads: threads, metadata: metadata(for:))
+        encodes += largest.encodes
+        if largest.image.width == picture.width && largest.image.height == picture.height {
+            // The probe was wrong and the whole picture fits at the floor: its quality is searched as usual.
+            let result = try searchQuality(floor: floor, ceiling: settings.quality, budget: budget.maxBytes,
+                                           strategy: budget.strategy, model: encoder.sizeModel, hints: hints,
+                                           overhead: fixedBytes, lanes: lanes, known: [floor: largest.bytes]) { qualities in
+                try encodeSideBySide(qualities) { try encoder.encode(picture, quality: $0, metadata: largest.metadata) }
+            }
+            encodes += result.encodes
+            return try written(picture, result, fit: result.fit ?? (floor, largest.bytes), metadata: largest.metadata, notes: largest.notes)
+        }
+        let image = largest.image
+        var result = SearchResult(fit: (floor, largest.bytes), sizes: [floor: largest.bytes.count], encodes: 0)
+        let estimate = SizeEstimate(model: encoder.sizeModel, budget: budget.maxBytes,
+                                    overhead: encoder.metadataBytes(largest.metadata)
+                                        + encoder.bytesBesidePicture(width: image.width, height: image.height), hints: [:])
+        // Only when it is predicted a few qualities up: the size's margin is often too thin for one more.
+        if floor < settings.quality, let predicted = estimate.boundary(low: floor, high: settings.quality + 1, measured: result.sizes),
+           predicted >= floor + 3, !encoder.sizeModel.sameSetting(as: predicted).contains(floor) {
+            let bytes = try encoder.encode(image, quality: predicted, metadata: largest.metadata)
+            encodes += 1
+            for same in encoder.sizeModel.sameSetting(as: predicted).clamped(to: floor...settings.quality) {
+                result.sizes[same] = bytes.count
+            }
+            if bytes.count <= budget.maxBytes {
+                result.fit = (encoder.sizeModel.sameSetting(as: predicted).clamped(to: floor...settings.quality).upperBound, bytes)
+            }
+        }
+        return try written(image, result, fit: result.fit ?? (floor, largest.bytes), metadata: largest.metadata, notes: largest.notes)
+    }
+
+    /// The largest size of `picture` whose encode at `quality` fits the budget, such that a long edge 10%
+    /// longer does not (measured, or beyond a size that did not): the output keeps as many pixels as the
+    /// budget allows at the lowest quality allowed. `notFitting` is a long edge known not to fit and what
+    /// it weighs. Each trial aims a little under the edge predicted to just fit: picture bytes grow as the
+    /// edge to a power, 1.5 for photos at first (5% under), then the one measured between the last two
+    /// sizes tried (2% under: secant steps). Once one fits, the next is at least 10% longer, so a good
+    /// prediction ends with one that fits and one 10% longer that does not.
+    static func largestFitting(_ picture: DecodedPixels, with encoder: any ImageEncoding, quality: Int, budget: ByteBudget,
+                               notFitting: (edge: Int, bytes: Int), notFittingMeasured: Bool, metadataBytes: Int, threads: Int,
+                               metadata: (DecodedPixels) -> (metadata: ImageMetadata, warnings: [String]))
+        throws -> (image: DecodedPixels, bytes: [UInt8], metadata: ImageMetadata, notes: [String], encodes: Int)
+    {
+        func grown(_ edge: Int) -> Int { Int((Double(edge) * 1.1).rounded(.up)) }
+        let pictureBudget = Double(max(budget.maxBytes - metadataBytes, 1))
+        func pictureBytes(_ bytes: Int) -> Double { Double(max(bytes - metadataBytes, 1)) }
+        var high = notFitting
+        var low: (edge: Int, bytes: [UInt8], image: DecodedPixels, metadata: ImageMetadata, notes: [String])?
+        var tried: [(edge: Int, bytes: Int)] = []
+        var encodes = 0
+        var highMeasured = notFittingMeasured
+        while true {
+            if let low, low.edge >= notFitting.edge || (highMeasured && high.edge <= grown(low.edge)) {
+                return (low.image, low.bytes, low.metadata, low.notes, encodes)
+            }
+            // Secant steps: from the last size tried, along the slope between the last two.
+            var exponent = 2 * sizeExponent
+            let anchor = tried.last ?? high
+            if tried.count >= 1, let before = tried.dropLast().last ?? Optional(notFitting), before.edge != anchor.edge {
+                let measured = log(pictureBytes(anchor.bytes) / pictureBytes(before.bytes)) / log(Double(anchor.edge) / Double(before.edge))
+                exponent = min(max(measured, 0.8), 4)
+            }
+            let exact = Double(anchor.edge) * pow(pictureBudget / pictureBytes(anchor.bytes), 1 / exponent)
+            // 5% under the first prediction (a power assumed), 2% under later ones (a power measured).
+            var edge = max(16, Int(exact / (tried.isEmpty ? 1.05 : 1.02)))
+            // A secant through sizes where the curve bends can leap: at most half as long again as what fit.
+            if let low { edge = max(min(edge, low.edge * 3 / 2), grown(low.edge)) }
+            edge = min(edge, high.edge - 1)
+            // A size the probe only predicted not to fit is measured before it settles the answer.
+            if let low, !highMeasured, high.edge <= grown(low.edge) { edge = high.edge }
+            if let low, edge <= low.edge { return (low.image, low.bytes, low.metadata, low.notes, encodes) }
+            guard edge >= 16 else {
+                throw ImagePrepError(.doesNotFit,
+                    "\(picture.width)x\(picture.height) does not fit \(budget.formatted) even at 16 pixels: the smallest is \(high.bytes) bytes at quality \(quality)")
+            }
+            let target = fittedSize(width: picture.width, height: picture.height, maxDimension: edge)
+            let image = picture.resized(width: target.width, height: target.height, threads: threads)
+            let (imageMetadata, notes) = metadata(image)
+            let bytes = try encoder.encode(image, quality: quality, metadata: imageMetadata)
+            encodes += 1
+            tried.append((edge, bytes.count))
+            if bytes.count <= budget.maxBytes {
+                low = (edge, bytes, image, imageMetadata, notes)
+            } else {
+                high = (edge, bytes.count)
+                highMeasured = true
+            }
         }
     }
 
@@ -114,23 +211,6 @@ enum OutputEncoding {
         else { return small }
         let gain = 10 * log10(smallError / max(largeError, 1e-9))
         return gain >= 5 * log2(Double(large.count) / Double(small.count)) ? large : small
-    }
-
-    /// The next size to try when `current` does not fit even at the floor (`smallestSize` bytes), and
-    /// what `sizes` predict it to weigh (hints for its search; a probe of the new size refines them).
-    /// Picture bytes grow about as pixels^0.75 (smaller pictures keep more detail per pixel), so the long
-    /// edge shrinks by the overshoot to the power 1/1.5, a little more so one step usually lands under: 3%
-    /// after a measured size, 7% after a probe's prediction (whose spread is 3-6%).
-    static func shrunk(_ picture: DecodedPixels, from current: DecodedPixels, smallestSize: Int, predicted: Bool = false,
-                       sizes: [Int: Int], metadataBytes: Int, budget: Int, threads: Int) -> (DecodedPixels, [Int: Int]) {
-        let pictureBudget = Double(budget - metadataBytes)
-        let pictureSize = Double(max(smallestSize - metadataBytes, 1))
-        let factor = min(0.95, pow(pictureBudget / pictureSize, 1 / (2 * sizeExponent)) * (predicted ? 0.93 : 0.97))
-        let target = fittedSize(width: picture.width, height: picture.height,
-                                maxDimension: max(16, Int(Double(max(current.width, current.height)) * factor)))
-        let image = picture.resized(width: target.width, height: target.height, threads: threads)
-        let areaRatio = Double(image.width * image.height) / Double(current.width * current.height)
-        return (image, sizes.mapValues { metadataBytes + Int(Double(max($0 - metadataBytes, 0)) * pow(areaRatio, sizeExponent)) })
     }
 
     /// Searches a mosaic of crops of `picture` (a sixteenth of it, see ProbeMosaic) for the budget scaled to

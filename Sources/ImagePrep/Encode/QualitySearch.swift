@@ -15,7 +15,7 @@ public struct SearchResult: Sendable {
     public var fit: (quality: Int, bytes: [UInt8])?
     /// Every size known, by quality: measured, or given by a quality with the same encoder setting.
     public var sizes: [Int: Int]
-    /// Encodes made (qualities with the same setting cost one).
+    /// Encodes made (qualities with the same setting cost one; those made ahead on a second lane count).
     public var encodes: Int
 
     /// The smallest size seen, which is what the floor gives when nothing fits.
@@ -34,39 +34,57 @@ public func searchQuality(
 /// Finds the quality to write. `encodeAll` encodes the qualities it is given (at most `lanes` at once,
 /// each tried once) and the bytes of the chosen quality are what gets written: the size measured is the
 /// size written.
+///
+/// The trials and the answer are those of a one-lane search whatever `lanes` is, so the output never
+/// depends on idle cores: a second lane only encodes ahead the quality the search will most likely ask
+/// for next (across the predicted boundary), and those bytes are used if and when it asks for them.
 /// - Parameters:
 ///   - hints: predicted sizes by quality (a probe of the picture, the same picture at another size, a
 ///     JPEG source's own quality and size); they aim the trials, never decide the answer.
 ///   - overhead: bytes every encode carries whatever the quality (metadata), left out of the size
 ///     model so a big EXIF block on a small picture does not flatten the curve.
-///   - lanes: how many qualities may be encoded side by side (idle cores).
+///   - lanes: how many qualities may be encoded side by side (idle cores); changes the time, not the result.
+///   - known: encodes already made of this picture, by quality: used when the search asks for them.
 public func searchQuality(
     floor: Int, ceiling: Int, budget: Int, strategy: SearchStrategy, model: SizeModel = .jpeg,
-    hints: [Int: Int] = [:], overhead: Int = 0, lanes: Int, encodeAll: ([Int]) throws -> [[UInt8]]
+    hints: [Int: Int] = [:], overhead: Int = 0, lanes: Int, known: [Int: [UInt8]] = [:],
+    encodeAll: ([Int]) throws -> [[UInt8]]
 ) rethrows -> SearchResult {
     precondition(floor <= ceiling, "quality floor above ceiling")
     var sizes: [Int: Int] = [:]
     var best: (quality: Int, bytes: [UInt8])?
-    var encodes = 0
-    /// Encodes `qualities`; returns whether each fits. Qualities that give the encoder the same setting
-    /// give the same bytes, so one encode measures them all (and the highest that fits is the answer).
-    func measure(_ qualities: [Int]) throws -> [Bool] {
-        let encoded = try encodeAll(qualities)
-        encodes += qualities.count
-        return zip(qualities, encoded).map { q, bytes in
-            let fits = bytes.count <= budget
-            for same in model.sameSetting(as: q).clamped(to: floor...ceiling) {
-                sizes[same] = bytes.count
-                if fits, same > (best?.quality ?? Int.min) { best = (same, bytes) }
+    var encodes = 0, trials = 0
+    var encodedAhead = known
+    /// Measures `q` (encoding `ahead` beside it on a second lane, for later); returns whether it fits.
+    /// Qualities that give the encoder the same setting give the same bytes, so one encode measures them
+    /// all (and the highest that fits is the answer).
+    func measure(_ q: Int, ahead: Int? = nil) throws -> Bool {
+        let setting = model.sameSetting(as: q)
+        let bytes: [UInt8]
+        if let key = encodedAhead.keys.first(where: { setting.contains($0) }), let known = encodedAhead.removeValue(forKey: key) {
+            bytes = known
+        } else {
+            let extra = ahead.flatMap { next in
+                setting.contains(next) || encodedAhead.keys.contains { model.sameSetting(as: next).contains($0) } ? nil : next
             }
-            return fits
+            let encoded = try encodeAll([q] + (extra.map { [$0] } ?? []))
+            encodes += encoded.count
+            bytes = encoded[0]
+            if let extra, encoded.count > 1 { encodedAhead[extra] = encoded[1] }
         }
+        trials += 1
+        let fits = bytes.count <= budget
+        for same in setting.clamped(to: floor...ceiling) {
+            sizes[same] = bytes.count
+            if fits, same > (best?.quality ?? Int.min) { best = (same, bytes) }
+        }
+        return fits
     }
 
     switch strategy {
     case .step(let step):
         var q = ceiling
-        while try !measure([q])[0], q > floor {
+        while try !measure(q), q > floor {
             // The next step down, skipping qualities that give the same bytes as this one.
             q = max(floor, min(q - max(step, 1), model.sameSetting(as: q).lowerBound - 1))
         }
@@ -76,27 +94,25 @@ public func searchQuality(
         var streak = 0, lastFit: Bool?
         let estimate = SizeEstimate(model: model, budget: budget, overhead: overhead, hints: hints)
         while high - low > 1 {
-            let predicted = encodes < 7 ? estimate.boundary(low: low, high: high, measured: sizes,
-                                                             lowMovedLast: lastFit ?? true, streak: streak)
-                                        : (low + high) / 2   // interpolation has stalled: bisect
+            let predicted = trials < 7 ? estimate.boundary(low: low, high: high, measured: sizes,
+                                                            lowMovedLast: lastFit ?? true, streak: streak)
+                                       : (low + high) / 2   // interpolation has stalled: bisect
             // Without hints or measurements, try the ceiling: a picture that fits outright costs one encode.
-            var candidates = [predicted ?? ceiling]
-            if lanes > 1, let q = predicted {
-                // A second lane takes the other side of the predicted boundary, so one round can close it.
+            let q = predicted ?? ceiling
+            var ahead: Int?
+            if lanes > 1, predicted != nil {
+                // The other side of the predicted boundary: what the search asks next when the guess was close.
                 let setting = model.sameSetting(as: q)
-                if setting.upperBound + 1 < high { candidates.append(setting.upperBound + 1) }
-                else if setting.lowerBound - 1 > low { candidates.append(setting.lowerBound - 1) }
+                if setting.upperBound + 1 < high { ahead = setting.upperBound + 1 }
+                else if setting.lowerBound - 1 > low { ahead = setting.lowerBound - 1 }
             }
-            let results = try measure(candidates)
+            let fits = try measure(q, ahead: ahead)
             let (lowBefore, highBefore) = (low, high)
-            // Fits first: if sizes are not monotonic, the higher quality that fits wins.
-            for (q, fits) in zip(candidates, results) where fits {
-                let same = model.sameSetting(as: q).clamped(to: floor...ceiling)
+            let same = model.sameSetting(as: q).clamped(to: floor...ceiling)
+            if fits {
                 if let top = same.last(where: { $0 > low && $0 < high }) { low = top }
-            }
-            for (q, fits) in zip(candidates, results) where !fits {
-                let same = model.sameSetting(as: q).clamped(to: floor...ceiling)
-                if let bottom = same.first(where: { $0 > low && $0 < high }) { high = bottom }
+            } else if let bottom = same.first(where: { $0 > low && $0 < high }) {
+                high = bottom
             }
             let moved = low != lowBefore ? true : high != highBefore ? false : nil
             streak = moved != nil && moved == lastFit ? streak + 1 : 0

@@ -45,9 +45,6 @@ public struct ConversionSettings: Sendable, Codable {
     public var maxPixels = 300_000_000
     /// Input files larger than this are refused before they are read.
     public var maxInputBytes = InputFile.defaultMaxBytes
-    /// Threads one image may use (libheif tile decoding, resizing): more when few files are left.
-    public var threadsPerImage = 1
-
     public init() {}
 }
 

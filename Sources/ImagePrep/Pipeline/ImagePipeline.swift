@@ -4,9 +4,12 @@ import Foundation
 /// Writing is the caller's job (see AtomicWriter), so the library never touches the file system here.
 /// Decoders and encoders come from their registries: nothing here asks which format it is handling.
 public enum ImagePipeline {
-    /// - Parameter onStage: told as each stage starts.
-    public static func prepare(_ file: [UInt8], settings: ConversionSettings,
+    /// - Parameters:
+    ///   - scheduling: how many threads the picture may use; the bytes are the same whatever it says.
+    ///   - onStage: told as each stage starts.
+    public static func prepare(_ file: [UInt8], settings: ConversionSettings, scheduling: Scheduling = Scheduling(),
                                onStage: (PipelineStage) -> Void = { _ in }) throws -> PreparedImage {
+        let threads = scheduling.threads
         onStage(.decoding)
         let format = try FormatSniffer.sniff(file).get()
         var settings = settings
@@ -19,10 +22,10 @@ public enum ImagePipeline {
         // Every size below is planned from the header (a HEIF item without `ispe` reads as 0x0 in libheif).
         try stored.check(maxPixels: settings.maxPixels)
         let searching = settings.budget != nil
-        let plain = EncoderRegistry.encoder(for: settings, searching: searching)
+        let plain = EncoderRegistry.encoder(for: settings, searching: searching, threads: threads)
         // The long edge to shrink to, from the full-size picture so shrink-on-load does not change the rounding.
         let shrinkingTo = settings.maxDimension.flatMap { max(stored.width, stored.height) > $0 ? $0 : nil }
-        var options = DecodeOptions(maxPixels: settings.maxPixels, threads: settings.threadsPerImage, shrinkingTo: shrinkingTo,
+        var options = DecodeOptions(maxPixels: settings.maxPixels, threads: threads, shrinkingTo: shrinkingTo,
                                     convertsToSRGB: settings.color == .srgb, keepsAnimation: plain.keepsAnimation)
         // A picture re-encoded at its own size and colours may stay in the source's own Y'CbCr planes.
         options.keepsYCbCr420 = shrinkingTo == nil && plain.takesYCbCr420 && settings.color == .keep
@@ -47,20 +50,20 @@ public enum ImagePipeline {
         // block as the unturned file would be (about 5% smaller than the standard tables at quality 86).
         let transposedBlocks = decoded.isDCTBlockGrid && decoded.orientation.swapsDimensions && shrinkingTo == nil
         let encoder = transposedBlocks
-            ? EncoderRegistry.encoder(for: settings, searching: searching, transposedBlocks: true) : plain
+            ? EncoderRegistry.encoder(for: settings, searching: searching, transposedBlocks: true, threads: threads) : plain
 
         // Planes stay planes through resizing and into the encoder: no full-size interleaved copy.
         onStage(.resizing)
         if let target, target.width != picture.width || target.height != picture.height {
-            picture = picture.resized(width: target.width, height: target.height, threads: settings.threadsPerImage)
+            picture = picture.resized(width: target.width, height: target.height, threads: threads)
         }
         if settings.color == .srgb {
-            picture = toSRGB(picture, decoded: &decoded, settings: settings)
+            picture = toSRGB(picture, decoded: &decoded, settings: settings, threads: threads)
         }
         // The gain map takes the picture's turns and resizes; it stays in the base picture's colours.
         let gainMap = decoded.gainMap.gainMap.map {
             GainMap(plane: $0.plane.oriented(decoded.orientation), metadata: $0.metadata, origin: $0.origin)
-                .scaled(from: upright, to: (picture.width, picture.height), threads: settings.threadsPerImage)
+                .scaled(from: upright, to: (picture.width, picture.height), threads: threads)
         }
         decoded.warnings += GainMapPlan.notes(decoded.gainMap, written: gainMap != nil, settings: settings)
         if gainMap == nil { decoded.metadata.xmp = decoded.metadata.xmp.map(GainMapPlan.withoutClaims) }
@@ -77,28 +80,30 @@ public enum ImagePipeline {
         }
         onStage(.encoding)
         let writer: any ImageEncoding = gainMap.map {
-            GainMapJPEGEncoder(base: encoder, gainMap: $0, pictureSize: (picture.width, picture.height), threads: settings.threadsPerImage)
+            GainMapJPEGEncoder(base: encoder, gainMap: $0, pictureSize: (picture.width, picture.height), threads: threads)
         } ?? encoder
         var prepared = try OutputEncoding.encode(picture, with: writer, metadata: decoded.metadata, settings: settings,
-                                                 warnings: decoded.warnings, sizeHints: sizeHints(width: picture.width, height: picture.height))
+                                                 threads: threads, warnings: decoded.warnings,
+                                                 sizeHints: sizeHints(width: picture.width, height: picture.height))
         if gainMap != nil { prepared.gainMap = WrittenGainMap.describe(prepared.bytes) }
         return prepared
     }
 
     /// `--color srgb`: 8-bit pixels converted from the source's profile (deeper ones were converted by
     /// the decoder), and the compact sRGB profile in place of the source's (none with --strip-metadata).
-    static func toSRGB(_ picture: DecodedPixels, decoded: inout DecodedImage, settings: ConversionSettings) -> DecodedPixels {
+    static func toSRGB(_ picture: DecodedPixels, decoded: inout DecodedImage, settings: ConversionSettings,
+                       threads: Int) -> DecodedPixels {
         var converted = picture
         if !decoded.isSRGB, case .animation(let animation) = picture {
             if let transform = SRGBConversion.transform(for: decoded.metadata.icc, bytesPerSample: 1, stride: 4,
                                                         warnings: &decoded.warnings) {
-                converted = .animation(animation.mapFrames { SRGBConversion.converted($0, with: transform, threads: settings.threadsPerImage) })
+                converted = .animation(animation.mapFrames { SRGBConversion.converted($0, with: transform, threads: threads) })
             }
         } else if !decoded.isSRGB {
             let image = picture.rgb()
             if let transform = SRGBConversion.transform(for: decoded.metadata.icc, bytesPerSample: 1, stride: image.channels,
                                                         warnings: &decoded.warnings) {
-                converted = .rgb(SRGBConversion.converted(image, with: transform, threads: settings.threadsPerImage))
+                converted = .rgb(SRGBConversion.converted(image, with: transform, threads: threads))
             }
         }
         decoded.metadata.icc = settings.stripMetadata ? nil : SRGBProfile.bytes

@@ -81,7 +81,7 @@ struct WorkerChannel: Sendable {
 /// of data.
 enum WorkerRequest: Codable {
     /// Run the pipeline on it.
-    case prepare(settings: ConversionSettings, memoryCeiling: Int?)
+    case prepare(settings: ConversionSettings, scheduling: Scheduling, memoryCeiling: Int?)
     /// Describe it for `info` (headers and metadata, no pixels).
     case inspect(memoryCeiling: Int?)
 }

@@ -11,7 +11,8 @@ public final class WorkerPool: Sendable {
         public var arguments: [String]
         /// Seconds one file may take; nil for no limit.
         public var timeout: Double?
-        /// Bytes the files in flight may be estimated to need together.
+        /// Bytes the files `inspect` has in flight may be estimated to need together (a batch's files are
+        /// admitted by the batch's own gate before they are read; see FileConverter).
         public var memoryBudget: Int
 
         public init(executable: String, arguments: [String], timeout: Double? = nil, memoryBudget: Int) {
@@ -39,12 +40,14 @@ public final class WorkerPool: Sendable {
 
     deinit { stop() }
 
-    /// Runs the pipeline on `file` in a worker; what `FileConverter.prepare` calls.
-    public func prepare(_ file: [UInt8], settings: ConversionSettings) async throws -> PreparedImage {
-        let estimate = MemoryEstimate.peak(of: file, settings: settings)
-        let ceiling = MemoryEstimate.ceiling(forEstimate: estimate)
-        guard case .prepared(let image) = try await run(.prepare(settings: settings, memoryCeiling: ceiling), on: file,
-                                                        estimate: estimate, ceiling: ceiling) else { throw Self.protocolBroken }
+    /// Runs the pipeline on `file` in a worker; what `FileConverter.prepare` calls once the batch's memory
+    /// gate has admitted the file (with `context.estimate`), so this does not ask the pool's gate again.
+    public func prepare(_ file: [UInt8], settings: ConversionSettings, context: PrepareContext) async throws -> PreparedImage {
+        let ceiling = MemoryEstimate.ceiling(forEstimate: context.estimate)
+        let request = WorkerRequest.prepare(settings: settings, scheduling: context.scheduling, memoryCeiling: ceiling)
+        guard case .prepared(let image) = try await run(request, on: file, admitting: nil, ceiling: ceiling) else {
+            throw Self.protocolBroken
+        }
         return image
     }
 
@@ -53,15 +56,17 @@ public final class WorkerPool: Sendable {
         let estimate = MemoryEstimate.baseline + 2 * file.count
         let ceiling = MemoryEstimate.ceiling(forEstimate: estimate)
         guard case .inspected(let description) = try await run(.inspect(memoryCeiling: ceiling), on: file,
-                                                               estimate: estimate, ceiling: ceiling) else { throw Self.protocolBroken }
+                                                               admitting: estimate, ceiling: ceiling) else { throw Self.protocolBroken }
         return description
     }
 
-    /// One request under the memory gate, in a worker, with one retry when that worker turns out to have
-    /// died while idle; a failure of the file's own is thrown as it is.
-    private func run(_ request: WorkerRequest, on file: [UInt8], estimate: Int, ceiling: Int) async throws -> WorkerProcess.Result {
-        await gate.admit(estimate)
-        defer { gate.release(estimate) }
+    /// One request in a worker (under the pool's memory gate when `admitting` is given), with one retry
+    /// when that worker turns out to have died while idle; a failure of the file's own is thrown as it is.
+    private func run(_ request: WorkerRequest, on file: [UInt8], admitting estimate: Int?, ceiling: Int) async throws
+        -> WorkerProcess.Result
+    {
+        if let estimate { await gate.admit(estimate) }
+        defer { if let estimate { gate.release(estimate) } }
         guard !stopped.load(ordering: .relaxed) else { throw Self.interrupted }
         var (worker, result, timedOut) = try await attempt(request, on: file)
         if case .unavailable = result, !timedOut {

@@ -34,11 +34,13 @@ public enum WorkerServer {
                 let reply: WorkerReply
                 do {
                     switch request {
-                    case .prepare(let settings, let ceiling):
+                    case .prepare(let settings, let scheduling, let ceiling):
                         setDataLimit(ceiling)
                         defer { setDataLimit(nil) }
-                        var prepared = try ImagePipeline.prepare(frame.payload, settings: settings) { stage in
+                        let stall = TestStall(ProcessInfo.processInfo.environment)
+                        var prepared = try ImagePipeline.prepare(frame.payload, settings: settings, scheduling: scheduling) { stage in
                             try? channel.send(WorkerReply.stage(stage))
+                            stall?.wait(at: stage, fileSize: frame.payload.count)
                         }
                         swap(&output, &prepared.bytes)
                         reply = .prepared(image: prepared)
