@@ -12,7 +12,7 @@
 #   CORPUS       corpus root (default ../shared/corpus, relative to the repo); read only, never copied
 #   BENCH_RUNS   timed runs per tool and workload; the table shows the median (default 3)
 #   BENCH_TABLE  where to write the page (default docs/benchmark.md; empty = don't write)
-#   BENCH_WORKLOADS  which workloads to run (default "1 2 3 4 5 6 7 8 9 cache stream"; W3's ratios need W1)
+#   BENCH_WORKLOADS  which workloads to run (default "1 2 3 4 5 6 7 8 9 hdr gif cache stream"; W3's ratios need W1)
 #   BENCH_200MP  1 = also time the 200 MP Samsung HEIC as its own row set (W1b); off by default
 #                because one file takes ~7 s per tool per run and ImageMagick's policy refuses it
 #   CONVERT      ImageMagick 6 convert (default /usr/bin/convert: the real binary, not a wrapper)
@@ -39,7 +39,7 @@ CORPUS=${CORPUS:-../shared/corpus}
 BENCH_RUNS=${BENCH_RUNS:-3}
 BENCH_TABLE=${BENCH_TABLE-docs/benchmark.md}
 BENCH_200MP=${BENCH_200MP:-0}
-BENCH_WORKLOADS=${BENCH_WORKLOADS:-1 2 3 4 5 6 7 8 9 cache stream}
+BENCH_WORKLOADS=${BENCH_WORKLOADS:-1 2 3 4 5 6 7 8 9 hdr gif cache stream}
 BENCH_QUIET_WAIT=${BENCH_QUIET_WAIT:-120}
 if [[ -z ${CONVERT:-} ]]; then
   if [[ -x /usr/bin/convert ]]; then CONVERT=/usr/bin/convert; else CONVERT=convert; fi
@@ -610,6 +610,69 @@ w9_avif_budget() {
 # ---------------------------------------------------------------------------------------------------
 # Main
 
+# HDR: photos with a gain map to JPEG q85, the gain map kept as Ultra HDR against the same conversion
+# with --hdr drop (plain SDR). No rival writes an iPhone gain map as Ultra HDR, so imgprep meets itself.
+hdr_workload() {
+  local O=$TMP/outh name="HDR: gain-map photos → Ultra HDR JPEG q85"
+  INPUTS=()
+  for f in heic/libvips__apple-heic-gainmap.heic jpeg/libvips__ultra-hdr.jpg; do
+    [[ -f $CORPUS/$f ]] && INPUTS+=("$CORPUS/$f")
+  done
+  ((${#INPUTS[@]} > 0)) || { echo "  (no gain-map photos in the corpus: HDR skipped)" >&2; return; }
+  echo "== $name (${#INPUTS[@]} files)" >&2
+  measure "imgprep --hdr drop" "$O" "$IMGPREP" convert "${INPUTS[@]}" --to jpeg --quality 85 --hdr drop -o "$O" -j 2 --quiet
+  measure imgprep "$O" "$IMGPREP" convert "${INPUTS[@]}" --to jpeg --quality 85 -o "$O" -j 2 --quiet
+  table "$name" "imgprep --hdr drop" "imgprep --hdr drop" imgprep
+  emit ""
+  emit "- inputs: $(for f in "${INPUTS[@]}"; do basename "$f"; done | paste -sd' ' -); ratio is against \`--hdr drop\`"
+  HEADLINES+=("- HDR (gain-map photos to Ultra HDR JPEG): keeping the gain map takes $(ratio "${R_TIME[imgprep]}" "${R_TIME[imgprep --hdr drop]}")x the time of the SDR conversion")
+}
+
+# GIF: animated GIFs → animated WebP at quality 80 (lossy) and lossless, against gif2webp and vips.
+# Inputs: pans across corpus photos made here with ImageMagick, plus the animated fixtures. Bytes and
+# mean PSNR against the GIF (each frame at the middle of its time, read by Pillow) when the test venv is there.
+gif_workload() {
+  local O=$TMP/outg dir=$TMP/gifs f i=0 l
+  mkdir -p "$dir"
+  for f in "${HEICS[@]:0:4}"; do
+    vips copy "$f" "$dir/base-$i.png" 2>/dev/null || continue
+    "$CONVERT" "$dir/base-$i.png" -resize 480x360^ -gravity center -extent 480x360 "$dir/base-$i.png" 2>/dev/null
+    local crops=() x
+    for x in 0 30 60 90 120 150 180 210; do crops+=("(" "$dir/base-$i.png" -crop "240x180+$x+$((x / 2))" +repage ")"); done
+    "$CONVERT" -delay 8 -loop 0 "${crops[@]}" -layers Optimize "$dir/pan-$i.gif" 2>/dev/null
+    rm -f "$dir/base-$i.png"
+    i=$((i + 1))
+  done
+  for f in "$REPO"/Tests/Fixtures/gif/{orbit,wave,stripes,disposal}.gif; do [[ -f $f ]] && cp "$f" "$dir/"; done
+  INPUTS=("$dir"/*.gif)
+  echo "== GIF: animated GIF → animated WebP (${#INPUTS[@]} files)" >&2
+  measure imgprep "$O/imgprep" "$IMGPREP" convert "${INPUTS[@]}" --to webp --quality 80 -o "$O/imgprep" -j 2 --quiet
+  measure "gif2webp -lossy" "$O/gif2webp" "${X2[@]}" 'gif2webp -quiet -lossy -q 80 "$1" -o "$OUT/$(basename "${1%.*}").webp"'
+  measure "vips copy" "$O/vips" "${X2[@]}" 'vips copy "$1[n=-1]" "$OUT/$(basename "${1%.*}").webp[Q=80]"'
+  measure "imgprep --lossless" "$O/imgprep-ll" "$IMGPREP" convert "${INPUTS[@]}" --to webp --lossless -o "$O/imgprep-ll" -j 2 --quiet
+  measure "gif2webp (lossless)" "$O/gif2webp-ll" "${X2[@]}" 'gif2webp -quiet "$1" -o "$OUT/$(basename "${1%.*}").webp"'
+  # The last run of each is left in place (measure's untimed memory run writes the outputs again).
+  for l in imgprep:imgprep "gif2webp -lossy:gif2webp" "vips copy:vips" "imgprep --lossless:imgprep-ll" "gif2webp (lossless):gif2webp-ll"; do
+    local label=${l%%:*} sub=${l##*:} bytes=0 psnr=- 
+    bytes=$(cat "$O/$sub"/*.webp 2>/dev/null | wc -c)
+    if [[ -x $REPO/.venv-test/bin/python ]]; then
+      psnr=$(for f in "${INPUTS[@]}"; do
+        w="$O/$sub/$(basename "${f%.*}").webp"; [[ -f $w ]] && "$REPO/.venv-test/bin/python" "$REPO/scripts/compare-animations.py" "$f" "$w"
+      done | python3 -c 'import json,sys; v=[json.loads(l).get("mean_psnr") for l in sys.stdin if l.strip()]; v=[x for x in v if x is not None]; print("%.2f" % (sum(v)/len(v)) if v else "-")')
+    fi
+    GIF_BYTES[$label]=$bytes; GIF_PSNR[$label]=$psnr
+  done
+  table "GIF: animated GIF → animated WebP, q80 and lossless (${#INPUTS[@]} files)" imgprep imgprep "gif2webp -lossy" "vips copy" "imgprep --lossless" "gif2webp (lossless)"
+  emit ""
+  emit "| tool | total bytes | mean PSNR against the GIF (dB, 100 = identical) |"
+  emit "|---|---:|---:|"
+  for l in imgprep "gif2webp -lossy" "vips copy" "imgprep --lossless" "gif2webp (lossless)"; do
+    emit "| $l | $(commas "${GIF_BYTES[$l]:-0}") | ${GIF_PSNR[$l]:--} |"
+  done
+  headline "GIF (animated GIF to animated WebP q80)" "gif2webp -lossy" "vips copy"
+}
+declare -A GIF_BYTES GIF_PSNR
+
 wanted() { [[ " $BENCH_WORKLOADS " == *" $1 "* ]]; }
 
 for t in vips vipsthumbnail heif-convert jpegoptim identify jq cwebp; do have "$t" || die "$t missing (make bench-deps)"; done
@@ -652,6 +715,8 @@ head_emit "# Benchmark" "" \
   "- **W8**: device photos to AVIF at quality 50, libaom at speed $AOM_SPEED for both tools" \
   "- **W9**: device photos to AVIF of at most $(commas "$AVIF_BUDGET") bytes each (no rival has an AVIF byte budget)" \
   "- **cache**: the device photos converted with an empty \`--cache\`, then a fresh copy of them (new paths and modification times, as a CI checkout gives) converted again with that cache" \
+  "- **HDR**: the corpus photos with a gain map (an iPhone HEIC, an Ultra HDR JPEG) to JPEG at quality 85, the map kept as Ultra HDR against \`--hdr drop\`" \
+  "- **GIF**: animated GIFs (pans across four device photos, made with ImageMagick, and the animated test fixtures) to animated WebP at quality 80 and lossless, with total bytes and PSNR against the GIF" \
   "- **stream**: 100,000 paths arriving on a pipe over about 3 seconds: how soon the first output appears" \
   "- device photos: the ${#HEICS[@]} HEICs of the corpus's \`heic/\` that libheif 1.15 decodes: ${DEVICE_HEICS[*]}" \
   "" "Workloads in this run: $BENCH_WORKLOADS$([[ $BENCH_200MP == 1 ]] && echo ', and W1b: the 200 MP HEIC alone')."
@@ -699,6 +764,8 @@ if wanted 7; then
 fi
 
 
+wanted hdr && hdr_workload
+wanted gif && gif_workload
 wanted cache && cache_workload
 wanted stream && stream_workload
 
