@@ -9,7 +9,7 @@ import Testing
 @Suite(.serialized) struct WebBudgetTests {
     static let photos = ["heic/pillow_heif__pug.heic", "heic/immich__samsung-one-ui-6.heic", "heic/libvips__oneplus-heic.heic"]
     /// IMGPREP_FULL_SIZE_BUDGETS=1: the same check on the photos at their own size with 150 KB, 300 KB and
-    /// 1 MB (about half an hour on two cores; the README quotes its last result).
+    /// 1 MB (about half an hour on two cores; docs/design.md quotes its last result).
     static let fullSize = ProcessInfo.processInfo.environment["IMGPREP_FULL_SIZE_BUDGETS"] == "1"
     static let budgets = fullSize ? [150_000, 300_000, 1_000_000] : [36_000, 72_000, 240_000]
     static let edge: Int? = fullSize ? nil : 1536

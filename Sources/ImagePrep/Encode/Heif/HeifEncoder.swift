@@ -21,7 +21,7 @@ public struct HeifEncoder: ImageEncoding {
         self.threads = threads
     }
 
-    /// libaom's speed (0 slowest ... 9): 6 is libheif's and avifenc's default; see the README for the measurements.
+    /// libaom's speed (0 slowest ... 9): 6 is libheif's and avifenc's default; docs/formats.md has the measurements.
     static let aomSpeed = 6
     /// x265's preset: libheif picks "slow"; "medium" is under half the time for about 4% more bytes.
     static let x265Preset = "medium"
