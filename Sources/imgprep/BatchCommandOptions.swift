@@ -93,8 +93,8 @@ struct BatchCommandOptions {
                 throw UsageError(description: "--min-quality \(byteBudget.minQuality) is above --quality \(settings.quality); see 'imgprep \(args.command) --help'")
             }
             settings.budget = byteBudget
-            if settings.format == .png {
-                throw UsageError(description: "--max-bytes needs a lossy format (jpeg, webp, avif or heic), not --to png; see 'imgprep \(args.command) --help'")
+            if !settings.format.writer.isLossy {
+                throw UsageError(description: "--max-bytes needs a lossy format (\(Formats.list(OutputFormatHelp.lossy.map(\.rawValue)))), not --to \(settings.format.rawValue); see 'imgprep \(args.command) --help'")
             }
         }
         recursive = args.has("recursive")

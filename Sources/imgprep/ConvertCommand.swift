@@ -6,10 +6,11 @@ struct ConvertCommand: Command {
         abstract: "convert HEIC/HEIF/AVIF, JPEG, PNG, WebP and GIF to upright JPEG, PNG, WebP, AVIF or HEIC with metadata intact (animations stay animated in WebP)",
         usage: "imgprep convert [options] FILE... | DIR... -r",
         options: [
-            .value("to", nil, "FORMAT", "output format: jpeg, png, webp, avif or heic", default: "jpeg",
+            .value("to", nil, "FORMAT", "output format: \(Formats.list(OutputFormat.allCases.map(\.rawValue)))", default: "jpeg",
                    values: OutputFormat.allCases.map(\.rawValue)),
-            .value("quality", "q", "N", "quality 1-100 (the ceiling when --max-bytes is given); webp defaults to 80, avif and heic to 50", default: "85"),
-            .flag("lossless", nil, "lossless WebP (with --to webp)"),
+            .value("quality", "q", "N", "quality 1-100 (the ceiling when --max-bytes is given); \(OutputFormatHelp.otherDefaultQualities)",
+                   default: "\(OutputFormatHelp.defaultFormat.defaultQuality)"),
+            .flag("lossless", nil, "lossless \(Formats.list(OutputFormatHelp.withLosslessMode.map(\.writer.displayName))) (with --to \(Formats.list(OutputFormatHelp.withLosslessMode.map(\.rawValue))))"),
             .value("png-compression", nil, "N", "zlib level for PNG output, 0 (fastest) to 9 (smallest)", default: "6"),
             .value("max-bytes", nil, "SIZE", "search for the highest quality that fits SIZE (see compress)"),
         ] + SharedOptions.image + SharedOptions.search + SharedOptions.batch,
@@ -28,8 +29,9 @@ struct ConvertCommand: Command {
     init(_ arguments: ParsedArguments) throws {
         var options = try BatchCommandOptions(arguments, formats: OutputFormat.allCases, defaultQuality: \.defaultQuality)
         if arguments.has("lossless") {
-            guard options.settings.format == .webp else {
-                throw UsageError(description: "--lossless is for --to webp (PNG is always lossless); see 'imgprep convert --help'")
+            guard options.settings.format.writer.offersLosslessMode else {
+                let lossless = Formats.list(OutputFormatHelp.lossless.map(\.writer.displayName), "and")
+                throw UsageError(description: "--lossless is for --to \(Formats.list(OutputFormatHelp.withLosslessMode.map(\.rawValue))) (\(lossless) is always lossless); see 'imgprep convert --help'")
             }
             guard options.settings.budget == nil else {
                 throw UsageError(description: "--lossless and --max-bytes cannot be used together: a lossless file has no quality to search; see 'imgprep convert --help'")

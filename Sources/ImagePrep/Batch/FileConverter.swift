@@ -123,9 +123,12 @@ public struct FileConverter: Sendable {
         }
     }
 
+    /// An input replaced in place must already be in the output format (the command line allows only
+    /// formats whose writer `replacesInPlace`).
     private func refuseInPlace(_ format: SniffedFormat) throws {
-        guard options.inPlace, format != .jpeg else { return }
-        throw ImagePrepError(.output, "--in-place replaces JPEG files only; this is \(format.name): use -o DIR")
+        let writer = settings.format.writer
+        guard options.inPlace, !writer.isSameFormat(as: format) else { return }
+        throw ImagePrepError(.output, "--in-place replaces \(writer.displayName) files only; this is \(format.name): use -o DIR")
     }
 
     static func skipReason(_ job: BatchJob, options: BatchOptions) -> String? {
