@@ -38,8 +38,7 @@ struct BatchCommandOptions {
         let names = formats.map(\.rawValue)
         let formatNames = names.dropLast().joined(separator: ", ") + " or " + (names.last ?? "")
         let requested = try args.value("to", as: formatNames) { text in
-            let name = text.lowercased() == "jpg" ? "jpeg" : text.lowercased()
-            return formats.first { $0.rawValue == name }
+            OutputFormat(name: text).flatMap { formats.contains($0) ? $0 : nil }
         }
         if let output = args.value("output") {
             if !RawPath.isDirectory(output), !output.hasSuffix("/"), let format = OutputFormat(fileExtensionOf: output) {

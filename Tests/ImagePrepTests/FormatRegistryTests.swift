@@ -27,6 +27,20 @@ import Testing
         #expect(OutputFormat(fileExtensionOf: "photo.gif") == nil)
     }
 
+    /// `--to NAME`: the raw value and each alias, in any case, name the format; no name names two.
+    @Test func everyNameNamesItsFormatBack() {
+        var seen: Set<String> = []
+        for writer in Formats.writers {
+            #expect(writer.names.first == writer.format.rawValue)
+            for name in writer.names {
+                #expect(seen.insert(name).inserted, "\(name) names two formats")
+                #expect(OutputFormat(name: name) == writer.format && OutputFormat(name: name.uppercased()) == writer.format, "\(name)")
+            }
+        }
+        #expect(OutputFormat(name: "jpg") == .jpeg)
+        #expect(OutputFormat(name: "gif") == nil)
+    }
+
     /// What the writers promise is what the pipeline's encoders do.
     @Test func writersAgreeWithTheirEncoders() {
         for writer in Formats.writers {

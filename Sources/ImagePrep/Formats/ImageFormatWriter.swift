@@ -5,6 +5,8 @@ public protocol ImageFormatWriter: Sendable {
     var format: OutputFormat { get }
     /// How messages name the format: "JPEG".
     var displayName: String { get }
+    /// What `--to` accepts for it, lowercase: the format's raw value first, then any alias (`jpg`).
+    var names: [String] { get }
     /// Every extension that names the format, lowercase; the first is the one outputs get.
     var fileExtensions: [String] { get }
     /// `--quality` when none is given.
@@ -35,6 +37,7 @@ public protocol ImageFormatWriter: Sendable {
 }
 
 extension ImageFormatWriter {
+    public var names: [String] { [format.rawValue] }
     public var isLossy: Bool { true }
     public var offersLosslessMode: Bool { false }
     public var replacesInPlace: Bool { false }

@@ -20,6 +20,12 @@ public enum OutputFormat: String, Sendable, CaseIterable, Codable {
         self = format
     }
 
+    /// The format a name given to `--to` names, any letter case (`jpg` is `jpeg`), or nil.
+    public init?(name: String) {
+        guard let format = OutputFormat.allCases.first(where: { $0.writer.names.contains(name.lowercased()) }) else { return nil }
+        self = format
+    }
+
     /// `--quality` when none is given: what libvips, sharp, cwebp and heif-enc default to.
     public var defaultQuality: Int { writer.defaultQuality }
 }

@@ -18,6 +18,7 @@ struct JPEGFormatReader: ImageFormatReader {
 struct JPEGFormatWriter: ImageFormatWriter {
     var format: OutputFormat { .jpeg }
     var displayName: String { "JPEG" }
+    var names: [String] { ["jpeg", "jpg"] }
     var fileExtensions: [String] { ["jpg", "jpeg", "jpe"] }
     /// What libvips and sharp default to.
     var defaultQuality: Int { 85 }
