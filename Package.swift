@@ -35,8 +35,9 @@ let package = Package(
             name: "ImagePrep", dependencies: ["CHeif", "CExif", "CWebP", "CGif", "CLCMS", "CImageCodecs"],
             path: "Sources/ImagePrep"),
         .executableTarget(name: "imgprep", dependencies: ["ImagePrep"], path: "Sources/imgprep"),
+        // imgprep too: the option parser is unit-tested (`@testable import imgprep`); the CLI tests run the binary.
         .testTarget(
-            name: "ImagePrepTests", dependencies: ["ImagePrep"], path: "Tests/ImagePrepTests"),
+            name: "ImagePrepTests", dependencies: ["ImagePrep", "imgprep"], path: "Tests/ImagePrepTests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
-/// One option of a command. The same table drives parsing and `--help`, so they cannot disagree.
-struct OptionSpec {
+/// One option of a command as its table lists it, its type erased (see TypedOptions.swift for the typed
+/// keys). The same table drives parsing and `--help`, so they cannot disagree.
+struct OptionSpec: Sendable {
     var long: String
     var short: Character?
     /// The placeholder for the option's value in help (`N`, `DIR`); nil for a flag.
@@ -8,15 +9,8 @@ struct OptionSpec {
     var defaultValue: String?
     /// The words a shell completion offers for the value (`--to` offers the formats); empty: none.
     var values: [String] = []
-
-    static func flag(_ long: String, _ short: Character? = nil, _ help: String) -> OptionSpec {
-        OptionSpec(long: long, short: short, valueName: nil, help: help, defaultValue: nil)
-    }
-
-    static func value(_ long: String, _ short: Character? = nil, _ valueName: String, _ help: String,
-                      default defaultValue: String? = nil, values: [String] = []) -> OptionSpec {
-        OptionSpec(long: long, short: short, valueName: valueName, help: help, defaultValue: defaultValue, values: values)
-    }
+    /// Reads the value's token into the option's typed value, or says why not; nil for a flag.
+    var parse: (@Sendable (String) throws(InvalidValue) -> any Sendable)?
 
     /// What a shell should complete after the option.
     enum ValueCompletion: Equatable {
@@ -40,12 +34,12 @@ struct OptionSpec {
 
 /// Flags that contradict each other: giving both is a usage error naming the two.
 enum Conflicts {
-    static let pairs = [("update", "skip-existing"), ("json", "quiet"), ("quiet", "verbose")]
+    static let pairs: [(Flag, Flag)] = [(.update, .skipExisting), (.json, .quiet), (.quiet, .verbose)]
 
-    /// The pairs whose both options a command has.
+    /// The pairs whose both flags a command has, by long name.
     static func pairs(in spec: CommandSpec) -> [(String, String)] {
         let names = Set(spec.options.map(\.long))
-        return pairs.filter { names.contains($0.0) && names.contains($0.1) }
+        return pairs.map { ($0.0.spec.long, $0.1.spec.long) }.filter { names.contains($0.0) && names.contains($0.1) }
     }
 }
 
@@ -55,8 +49,19 @@ struct CommandSpec {
     var usage: String
     var options: [OptionSpec]
     var examples: [String]
-    var discussion: String = ""
-    var exitStatus = ExitStatus.batch
+    var discussion: String
+    var exitStatus: [(Int, String)]
+
+    init(name: String, abstract: String, usage: String, options: [any DeclaredOption], examples: [String],
+         discussion: String = "", exitStatus: [(Int, String)] = ExitStatus.batch) {
+        self.name = name
+        self.abstract = abstract
+        self.usage = usage
+        self.options = options.map(\.spec)
+        self.examples = examples
+        self.discussion = discussion
+        self.exitStatus = exitStatus
+    }
 }
 
 /// What each exit status means, for --help.
@@ -76,15 +81,17 @@ struct UsageError: Error, CustomStringConvertible {
     var description: String
 }
 
-/// The parsed command line: options by long name (last value wins, flags present or not) and positionals.
+/// The parsed command line: each option's value parsed and checked by its declaration (the last one
+/// given wins), the flags given, and the positionals. Read it with the typed keys: `arguments[.quality]`.
 struct ParsedArguments {
-    private(set) var values: [String: String] = [:]
-    private(set) var flags: Set<String> = []
+    private var values: [String: any Sendable] = [:]
+    private var flags: Set<String> = []
     private(set) var positionals: [String] = []
     let command: String
 
     init(_ arguments: [String], spec: CommandSpec) throws {
         command = spec.name
+        var texts: [String: String] = [:]
         var index = 0
         var optionsEnded = false
         func lookup(_ token: String) throws -> OptionSpec {
@@ -139,33 +146,46 @@ struct ParsedArguments {
                 continue
             }
             if let inlineValue {
-                values[option.long] = inlineValue
+                texts[option.long] = inlineValue
             } else {
                 guard index < arguments.count else {
                     throw UsageError(description: "option '\(name)' needs a value (\(option.valueName ?? "a value")); see 'imgprep \(spec.name) --help'")
                 }
-                values[option.long] = arguments[index]
+                texts[option.long] = arguments[index]
                 index += 1
             }
         }
-        for (first, second) in Conflicts.pairs(in: spec) where given(first) && given(second) {
+        for (first, second) in Conflicts.pairs(in: spec) where flags.contains(first) && flags.contains(second) {
             throw UsageError(description: "--\(first) and --\(second) cannot be used together; see 'imgprep \(spec.name) --help'")
         }
-    }
-
-    private func given(_ long: String) -> Bool { flags.contains(long) || values[long] != nil }
-
-    func has(_ flag: String) -> Bool { flags.contains(flag) }
-    func value(_ long: String) -> String? { values[long] }
-
-    /// Parses an option's value with `transform`, or reports the bad value.
-    func value<T>(_ long: String, as what: String, _ transform: (String) -> T?) throws -> T? {
-        guard let text = values[long] else { return nil }
-        guard let parsed = transform(text) else {
-            throw UsageError(description: "invalid value '\(text)' for '--\(long)': expected \(what); see 'imgprep \(command) --help'")
+        // In the table's order, so the first bad value reported is the same whatever the order given.
+        for option in spec.options {
+            guard let text = texts[option.long], let parse = option.parse else { continue }
+            do {
+                values[option.long] = try parse(text)
+            } catch {
+                switch error {
+                case .expected(let what):
+                    throw UsageError(description: "invalid value '\(text)' for '--\(option.long)': expected \(what); see 'imgprep \(spec.name) --help'")
+                case .message(let message):
+                    throw UsageError(description: "\(message); see 'imgprep \(spec.name) --help'")
+                }
+            }
         }
-        return parsed
     }
+
+    /// The option's value, nil when it was not given (or the command does not take it).
+    subscript<Value>(_ option: Option<Value>) -> Value? {
+        guard let value = values[option.spec.long] else { return nil }
+        // Every declaration of a long name has one value type (Option.described keeps it), so this holds.
+        guard let typed = value as? Value else {
+            preconditionFailure("--\(option.spec.long) is read as \(Value.self) but '\(command)' declares it otherwise")
+        }
+        return typed
+    }
+
+    /// Whether the flag was given.
+    subscript(_ flag: Flag) -> Bool { flags.contains(flag.spec.long) }
 }
 
 /// Suggestions for mistyped names.

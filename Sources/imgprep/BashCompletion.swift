@@ -27,7 +27,7 @@ enum BashCompletion {
             lines.append("        \(reply(.file)) ;;")
         }
         lines += [
-            "    help|--help|-h) mapfile -t COMPREPLY < <(compgen -W \(quoted(reference.commands.map(\.name) + ["--markdown", "--man"])) -- \"$cur\") ;;",
+            "    help|--help|-h) mapfile -t COMPREPLY < <(compgen -W \(quoted(HelpCommand.topics(reference))) -- \"$cur\") ;;",
             "    completions) mapfile -t COMPREPLY < <(compgen -W \(quoted(ToolReference.shells)) -- \"$cur\") ;;",
             "    esac",
             "}",

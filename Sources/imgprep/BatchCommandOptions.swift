@@ -27,20 +27,13 @@ struct BatchCommandOptions {
     let command: String
 
     /// - Parameters:
-    ///   - formats: what `--to` accepts (jpeg when it is absent).
+    ///   - formats: what the command writes (its `--to` takes these; jpeg when it is absent).
     ///   - defaultQuality: `--quality` when absent, by output format.
     init(_ args: ParsedArguments, formats: [OutputFormat], defaultQuality: (OutputFormat) -> Int) throws {
-        func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
-            try args.value(name, as: "an integer from \(range.lowerBound) to \(range.upperBound)") {
-                Int($0).flatMap { range.contains($0) ? $0 : nil }
-            }
-        }
         let names = formats.map(\.rawValue)
         let formatNames = names.dropLast().joined(separator: ", ") + " or " + (names.last ?? "")
-        let requested = try args.value("to", as: formatNames) { text in
-            OutputFormat(name: text).flatMap { formats.contains($0) ? $0 : nil }
-        }
-        if let output = args.value("output") {
+        let requested = args[.to]
+        if let output = args[.output] {
             if !RawPath.isDirectory(output), !output.hasSuffix("/"), let format = OutputFormat(fileExtensionOf: output) {
                 outputFile = output
                 outputFileFormat = format
@@ -61,33 +54,28 @@ struct BatchCommandOptions {
         }
         // `-o out.png` alone says PNG, as it does for vips and ImageMagick.
         settings.format = requested ?? outputFileFormat ?? .jpeg
-        settings.quality = try integer("quality", in: 1...100) ?? defaultQuality(settings.format)
-        settings.color = try args.value("color", as: "keep or srgb") { ColorHandling(rawValue: $0.lowercased()) } ?? .keep
-        settings.hdr = try args.value("hdr", as: "keep or drop") { HDRHandling(rawValue: $0.lowercased()) } ?? .keep
-        settings.maxDimension = try integer("max-dimension", in: 1...1_000_000)
-        settings.maxPixels = try integer("max-pixels", in: 1...Int(Int32.max) * 4) ?? settings.maxPixels
-        settings.maxInputBytes = try args.value("max-input-size", as: "a size such as 500MB or 2GiB", ByteSize.parse) ?? settings.maxInputBytes
-        settings.background = try args.value("background", as: "white, black or #rrggbb", RGBColor.init(parsing:)) ?? .white
-        settings.stripLocation = args.has("strip-gps") || args.has("strip-location")
-        settings.stripMetadata = args.has("strip-metadata")
-        if args.value("subsampling") != "auto" {
-            settings.subsampling = try args.value("subsampling", as: "auto, 420, 422 or 444") {
-                ["420": .s420, "422": .s422, "444": .s444][$0]
-            }
-        }
-        settings.jpeg.progressive = args.has("progressive")
+        settings.quality = args[.quality] ?? defaultQuality(settings.format)
+        settings.color = args[.color] ?? .keep
+        settings.hdr = args[.hdr] ?? .keep
+        settings.maxDimension = args[.maxDimension]
+        settings.maxPixels = args[.maxPixels] ?? settings.maxPixels
+        settings.maxInputBytes = args[.maxInputSize] ?? settings.maxInputBytes
+        settings.background = args[.background] ?? .white
+        settings.stripLocation = args[.stripGPS] || args[.stripLocation]
+        settings.stripMetadata = args[.stripMetadata]
+        if case .fixed(let subsampling) = args[.subsampling] { settings.subsampling = subsampling }
+        settings.jpeg.progressive = args[.progressive]
         // Asking for a quality or a chroma layout asks for a re-encode; otherwise a JPEG that only needs
         // turning or new metadata keeps its coefficients.
-        settings.losslessJPEG = args.value("quality") == nil && settings.subsampling == nil
-        settings.pngCompressionLevel = try integer("png-compression", in: 0...9) ?? 6
-        if let budget = try args.value("max-bytes", as: "a size such as 250000, 500KB, 1.5MB or 1MiB", ByteSize.parseWithFamily) {
-            var byteBudget = ByteBudget(maxBytes: budget.bytes, family: budget.family)
-            byteBudget.minQuality = try integer("min-quality", in: 1...100) ?? 40
-            let step = try integer("step", in: 1...99) ?? 5
-            byteBudget.strategy = try args.value("search", as: "binary or step") {
-                ["binary": SearchStrategy.binary, "step": .step(step)][$0]
-            } ?? .binary
-            byteBudget.allowDownscale = !args.has("no-downscale")
+        settings.losslessJPEG = args[.quality] == nil && settings.subsampling == nil
+        settings.pngCompressionLevel = args[.pngCompression] ?? 6
+        if var byteBudget = args[.maxBytes] {
+            byteBudget.minQuality = args[.minQuality] ?? 40
+            byteBudget.strategy = switch args[.search] ?? .binary {
+            case .binary: .binary
+            case .step: .step(args[.step] ?? 5)
+            }
+            byteBudget.allowDownscale = !args[.noDownscale]
             if byteBudget.minQuality > settings.quality {
                 throw UsageError(description: "--min-quality \(byteBudget.minQuality) is above --quality \(settings.quality); see 'imgprep \(args.command) --help'")
             }
@@ -96,36 +84,25 @@ struct BatchCommandOptions {
                 throw UsageError(description: "--max-bytes needs a lossy format (\(Formats.list(OutputFormatHelp.lossy.map(\.rawValue)))), not --to \(settings.format.rawValue); see 'imgprep \(args.command) --help'")
             }
         }
-        recursive = args.has("recursive")
-        filesFrom = args.value("files-from")
-        nullSeparated = args.has("null")
+        recursive = args[.recursive]
+        filesFrom = args[.filesFrom]
+        nullSeparated = args[.null]
         paths = args.positionals
-        batch.jobs = try integer("jobs", in: 1...256) ?? batch.jobs
-        memoryLimit = try args.value("memory-limit", as: "a size such as 1500MB or 4GiB", ByteSize.parse) ?? memoryLimit
-        if let text = args.value("timeout") {
-            guard let seconds = Double(text), seconds.isFinite, seconds >= 0 else {
-                throw UsageError(description: "invalid value '\(text)' for '--timeout': expected seconds, such as 30 or 0.5 (0 for no limit); see 'imgprep \(args.command) --help'")
-            }
-            timeout = seconds == 0 ? nil : seconds
-        }
-        if let text = args.value("shard") {
-            do {
-                shard = try ShardSpec(parsing: text, environment: ProcessInfo.processInfo.environment)
-            } catch {
-                throw UsageError(description: "\(error); see 'imgprep \(args.command) --help'")
-            }
-        }
-        cacheDirectory = OutputCache.directory(option: args.value("cache"), environment: ProcessInfo.processInfo.environment)
-        cacheMaxSize = try args.value("cache-max-size", as: "a size such as 500MB or 2GiB", ByteSize.parse) ?? cacheMaxSize
-        batch.existing = args.has("update") ? .update : args.has("skip-existing") ? .skip : .overwrite
-        batch.dryRun = args.has("dry-run")
-        batch.preserveModificationTime = args.has("preserve-mtime")
-        batch.failFast = args.has("fail-fast")
-        batch.inPlace = args.has("in-place")
+        batch.jobs = args[.jobs] ?? batch.jobs
+        memoryLimit = args[.memoryLimit] ?? memoryLimit
+        if let seconds = args[.timeout] { timeout = seconds == 0 ? nil : seconds }
+        shard = args[.shard]
+        cacheDirectory = OutputCache.directory(option: args[.cache], environment: ProcessInfo.processInfo.environment)
+        cacheMaxSize = args[.cacheMaxSize] ?? cacheMaxSize
+        batch.existing = args[.update] ? .update : args[.skipExisting] ? .skip : .overwrite
+        batch.dryRun = args[.dryRun]
+        batch.preserveModificationTime = args[.preserveMtime]
+        batch.failFast = args[.failFast]
+        batch.inPlace = args[.inPlace]
         if batch.inPlace && (outputDirectory != nil || outputFile != nil) {
             throw UsageError(description: "--in-place and -o/--output cannot be used together; see 'imgprep \(args.command) --help'")
         }
-        report = args.has("json") ? .json : args.has("quiet") ? .quiet : args.has("verbose") ? .verbose : .normal
+        report = args[.json] ? .json : args[.quiet] ? .quiet : args[.verbose] ? .verbose : .normal
         command = args.command
     }
 

@@ -9,11 +9,10 @@ struct CompressCommand: Command {
         abstract: "write each image as the highest-quality \(Formats.list(formats.map(\.writer.displayName))) that fits a byte budget",
         usage: "imgprep compress --max-bytes SIZE [options] FILE...",
         options: [
-            .value("max-bytes", nil, "SIZE", "the budget, metadata included: 250000, 250000B, 500KB, 1.5MB (x1000), 512KiB, 1MiB (x1024)"),
-            .value("to", nil, "FORMAT", "output format: \(Formats.list(formats.map(\.rawValue)))", default: "jpeg",
-                   values: formats.map(\.rawValue)),
-            .value("quality", "q", "N", "highest quality the search may use", default: "95"),
-            .flag("in-place", nil, "replace each input atomically, keeping its permissions"),
+            Option.maxBytes.described("the budget, metadata included: 250000, 250000B, 500KB, 1.5MB (x1000), 512KiB, 1MiB (x1024)"),
+            Option.format(among: formats, "output format: \(Formats.list(formats.map(\.rawValue)))"),
+            Option.quality.described("highest quality the search may use", default: "95"),
+            Flag.inPlace,
         ] + SharedOptions.search + SharedOptions.image + SharedOptions.batch,
         examples: [
             "imgprep compress --max-bytes 1MB IMG_0001.heic -o upload/",
@@ -32,7 +31,7 @@ struct CompressCommand: Command {
     let options: BatchCommandOptions
 
     init(_ arguments: ParsedArguments) throws {
-        guard arguments.value("max-bytes") != nil else {
+        guard arguments[.maxBytes] != nil else {
             throw UsageError(description: "compress needs --max-bytes SIZE; see 'imgprep compress --help'")
         }
         options = try BatchCommandOptions(arguments, formats: Self.formats, defaultQuality: { _ in 95 })

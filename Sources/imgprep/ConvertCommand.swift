@@ -5,15 +5,8 @@ struct ConvertCommand: Command {
         name: "convert",
         abstract: "convert HEIC/HEIF/AVIF, JPEG, PNG, WebP and GIF to upright JPEG, PNG, WebP, AVIF or HEIC with metadata intact (animations stay animated in WebP)",
         usage: "imgprep convert [options] FILE... | DIR... -r",
-        options: [
-            .value("to", nil, "FORMAT", "output format: \(Formats.list(OutputFormat.allCases.map(\.rawValue)))", default: "jpeg",
-                   values: OutputFormat.allCases.map(\.rawValue)),
-            .value("quality", "q", "N", "quality 1-100 (the ceiling when --max-bytes is given); \(OutputFormatHelp.otherDefaultQualities)",
-                   default: "\(OutputFormatHelp.defaultFormat.defaultQuality)"),
-            .flag("lossless", nil, "lossless \(Formats.list(OutputFormatHelp.withLosslessMode.map(\.writer.displayName))) (with --to \(Formats.list(OutputFormatHelp.withLosslessMode.map(\.rawValue))))"),
-            .value("png-compression", nil, "N", "zlib level for PNG output, 0 (fastest) to 9 (smallest)", default: "6"),
-            .value("max-bytes", nil, "SIZE", "search for the highest quality that fits SIZE (see compress)"),
-        ] + SharedOptions.image + SharedOptions.search + SharedOptions.batch,
+        options: [Option.to, Option.quality, Flag.lossless, Option.pngCompression, Option.maxBytes]
+            + SharedOptions.image + SharedOptions.search + SharedOptions.batch,
         examples: [
             "imgprep convert IMG_0001.heic IMG_0002.HEIC --to jpeg",
             "imgprep convert photos/*.heic --to png -o out/",
@@ -28,7 +21,7 @@ struct ConvertCommand: Command {
 
     init(_ arguments: ParsedArguments) throws {
         var options = try BatchCommandOptions(arguments, formats: OutputFormat.allCases, defaultQuality: \.defaultQuality)
-        if arguments.has("lossless") {
+        if arguments[.lossless] {
             guard options.settings.format.writer.offersLosslessMode else {
                 let lossless = Formats.list(OutputFormatHelp.lossless.map(\.writer.displayName), "and")
                 throw UsageError(description: "--lossless is for --to \(Formats.list(OutputFormatHelp.withLosslessMode.map(\.rawValue))) (\(lossless) is always lossless); see 'imgprep convert --help'")

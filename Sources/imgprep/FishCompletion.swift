@@ -13,7 +13,7 @@ enum FishCompletion {
             "complete -c imgprep -n 'not __fish_seen_subcommand_from \(all)' -a help -d 'show the help or the reference'",
             "complete -c imgprep -n 'not __fish_seen_subcommand_from \(all)' -a completions -d 'print a completion script'",
             "complete -c imgprep -n 'not __fish_seen_subcommand_from \(all)' -l version -d 'print the versions'",
-            "complete -c imgprep -n '__fish_seen_subcommand_from help' -a \(quoted((reference.commands.map(\.name) + ["--markdown", "--man"]).joined(separator: " ")))",
+            "complete -c imgprep -n '__fish_seen_subcommand_from help' -a \(quoted(HelpCommand.topics(reference).joined(separator: " ")))",
             "complete -c imgprep -n '__fish_seen_subcommand_from completions' -a \(quoted(ToolReference.shells.joined(separator: " ")))",
         ]
         for spec in reference.commands {

@@ -1,16 +1,30 @@
 /// `imgprep help [COMMAND | --markdown | --man]` and `imgprep completions SHELL`: text made from the
 /// option tables, on standard output.
 enum HelpCommand {
-    static func run(_ arguments: [String], _ reference: ToolReference) throws -> String {
-        switch arguments.first {
-        case nil: return reference.help
-        case "--markdown": return MarkdownReference.render(reference)
-        case "--man": return ManPage.render(reference)
-        case let name?:
-            if let spec = reference.commands.first(where: { $0.name == name }) { return HelpFormatter.help(for: spec) }
-            let hint = Spelling.nearest(name, among: reference.commands.map(\.name)).map { "did you mean '\($0)'? " } ?? ""
-            throw UsageError(description: "no help for '\(name)': not a command or --markdown or --man; \(hint)see 'imgprep --help'")
+    /// The whole reference in another form, for `imgprep help`.
+    enum Reference: String, CaseIterable {
+        case markdown = "--markdown", man = "--man"
+
+        func render(_ reference: ToolReference) -> String {
+            switch self {
+            case .markdown: MarkdownReference.render(reference)
+            case .man: ManPage.render(reference)
+            }
         }
+    }
+
+    /// What may follow `imgprep help` (for completions).
+    static func topics(_ reference: ToolReference) -> [String] {
+        reference.commands.map(\.name) + Reference.allCases.map(\.rawValue)
+    }
+
+    static func run(_ arguments: [String], _ reference: ToolReference) throws -> String {
+        guard let name = arguments.first else { return reference.help }
+        if let form = Reference(rawValue: name) { return form.render(reference) }
+        if let spec = reference.commands.first(where: { $0.name == name }) { return HelpFormatter.help(for: spec) }
+        let hint = Spelling.nearest(name, among: reference.commands.map(\.name)).map { "did you mean '\($0)'? " } ?? ""
+        let forms = Reference.allCases.map(\.rawValue).joined(separator: " or ")
+        throw UsageError(description: "no help for '\(name)': not a command or \(forms); \(hint)see 'imgprep --help'")
     }
 
     static func completions(_ arguments: [String], _ reference: ToolReference) throws -> String {

@@ -6,10 +6,7 @@ struct InfoCommand: Command {
         name: "info",
         abstract: "show what an image is and what it holds: format, brands, size, depth, alpha, orientation, colour, EXIF/GPS, images inside",
         usage: "imgprep info [--json] FILE...",
-        options: [
-            .flag("json", nil, "print one JSON object per file on standard output"),
-            .flag("help", "h", "show this help"),
-        ],
+        options: [Flag.json.described("print one JSON object per file on standard output"), Flag.help],
         examples: ["imgprep info IMG_0001.heic", "imgprep info --json photos/*.jpg"],
         exitStatus: ExitStatus.info)
 
@@ -21,7 +18,7 @@ struct InfoCommand: Command {
             throw UsageError(description: "info needs at least one file; see 'imgprep info --help'")
         }
         paths = arguments.positionals
-        json = arguments.has("json")
+        json = arguments[.json]
     }
 
     func run() async -> Int32 {

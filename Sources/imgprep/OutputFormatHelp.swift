@@ -11,6 +11,12 @@ enum OutputFormatHelp {
     /// The formats `--lossless` applies to.
     static let withLosslessMode = OutputFormat.allCases.filter { $0.writer.offersLosslessMode }
 
+    /// "jpg (.png, .webp, .avif, .heic) writes one input to that file": the extensions outputs get.
+    static var extensions: String {
+        let all = OutputFormat.allCases.map(\.fileExtension)
+        return "\(all.first ?? "") (\(all.dropFirst().map { "." + $0 }.joined(separator: ", "))) writes one input to that file"
+    }
+
     /// "webp defaults to 80, avif and heic to 50": the lossy formats whose default quality differs from
     /// the default format's, grouped by default.
     static var otherDefaultQualities: String {

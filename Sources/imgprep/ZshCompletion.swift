@@ -34,7 +34,7 @@ enum ZshCompletion {
             lines.append("            '*:file:_files' ;;")
         }
         lines += [
-            "    help) _arguments \(quoted("1:command:(" + (reference.commands.map(\.name) + ["--markdown", "--man"]).joined(separator: " ") + ")")) ;;",
+            "    help) _arguments \(quoted("1:command:(" + HelpCommand.topics(reference).joined(separator: " ") + ")")) ;;",
             "    completions) _arguments \(quoted("1:shell:(" + ToolReference.shells.joined(separator: " ") + ")")) ;;",
             "    esac",
             "}",

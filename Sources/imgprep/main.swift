@@ -49,7 +49,7 @@ guard ThisProcess.procMounted else {
 }
 do {
     let parsed = try ParsedArguments(arguments, spec: commandType.spec)
-    if parsed.has("help") {
+    if parsed[.help] {
         StandardStream.output.write(HelpFormatter.help(for: commandType.spec))
         exit(0)
     }

@@ -177,6 +177,8 @@ import Testing
         (["convert", "--to", "gif", "x.heic"], "invalid value 'gif' for '--to'"),
         (["compress", "x.jpg"], "compress needs --max-bytes"),
         (["compress", "--max-bytes", "1mbytes", "x.jpg"], "invalid value '1mbytes' for '--max-bytes'"),
+        // A budget option given without --max-bytes is still checked, not ignored.
+        (["convert", "--search", "fast", "x.heic"], "invalid value 'fast' for '--search'"),
         (["frobnicate"], "unknown command 'frobnicate'"),
     ])
     func usageErrorsNameTheTokenAndExit2(arguments: [String], message: String) throws {

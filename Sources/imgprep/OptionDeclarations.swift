@@ -1,0 +1,126 @@
+import Foundation
+import ImagePrep
+
+// Every option imgprep takes, declared once: its names, its help, and how its value is parsed and checked.
+// The commands' tables (SharedOptions and each command's spec) say which command takes which; the same
+// declarations drive parsing, --help, the Markdown reference, the man page and the shell completions.
+// Commands read them typed: `arguments[.quality]` is an `Int?`, `arguments[.dryRun]` a `Bool`, and a
+// misspelt name does not compile.
+
+extension Option<OutputFormat> {
+    static let to = format(among: OutputFormat.allCases, "output format: \(Formats.list(OutputFormat.allCases.map(\.rawValue)))")
+
+    /// `--to` for a command that writes only `formats` (`jpg` is `jpeg`, any letter case).
+    static func format(among formats: [OutputFormat], _ help: String) -> Option {
+        let names = formats.map(\.rawValue)
+        return Option("to", nil, "FORMAT", help, default: OutputFormatHelp.defaultFormat.rawValue, values: names,
+                      ValueParser(expected: Formats.list(names)) { text in
+            OutputFormat(name: text).flatMap { formats.contains($0) ? $0 : nil }
+        })
+    }
+}
+
+extension Option<Int> {
+    static let quality = Option("quality", "q", "N", "quality 1-100 (the ceiling when --max-bytes is given); \(OutputFormatHelp.otherDefaultQualities)",
+                                default: "\(OutputFormatHelp.defaultFormat.defaultQuality)", .integer(in: 1...100))
+    static let pngCompression = Option("png-compression", nil, "N", "zlib level for PNG output, 0 (fastest) to 9 (smallest)", default: "6", .integer(in: 0...9))
+    static let maxDimension = Option("max-dimension", nil, "N", "shrink so the long edge is exactly N pixels; never enlarges", .integer(in: 1...1_000_000))
+    static let maxPixels = Option("max-pixels", nil, "N", "refuse inputs with more pixels than N before decoding", default: "300000000", .integer(in: 1...Int(Int32.max) * 4))
+    static let maxInputSize = Option("max-input-size", nil, "SIZE", "refuse input files larger than SIZE before reading them (units as --max-bytes)", default: "1GB", .byteSize("500MB or 2GiB"))
+    static let minQuality = Option("min-quality", nil, "N", "lowest quality the search may use", default: "40", .integer(in: 1...100))
+    static let step = Option("step", nil, "N", "quality decrement for --search step", default: "5", .integer(in: 1...99))
+    static let jobs = Option("jobs", "j", "N", "convert N files at a time", default: "number of cores", .integer(in: 1...256))
+    static let memoryLimit = Option("memory-limit", nil, "SIZE", "start a file only while the memory estimated for the files in flight fits SIZE (a file bigger than SIZE runs alone)", default: "half the memory available", .byteSize("1500MB or 4GiB"))
+    static let cacheMaxSize = Option("cache-max-size", nil, "SIZE", "keep the cache under SIZE, least recently used out first", default: "1GB", .byteSize("500MB or 2GiB"))
+}
+
+extension Option<ByteBudget> {
+    static let maxBytes = Option("max-bytes", nil, "SIZE", "search for the highest quality that fits SIZE (see compress)",
+                                 ValueParser(expected: "a size such as 250000, 500KB, 1.5MB or 1MiB") {
+                                     ByteSize.parseWithFamily($0).map { ByteBudget(maxBytes: $0.bytes, family: $0.family) }
+                                 })
+}
+
+extension Option<String> {
+    static let output = Option("output", "o", "DIR", "write outputs into DIR (created if missing) instead of next to each input; -o NAME.\(OutputFormatHelp.extensions)", .text)
+    static let filesFrom = Option("files-from", nil, "FILE", "read input paths from FILE, one per line ('-' is standard input)", .text)
+    static let cache = Option("cache", nil, "DIR", "reuse outputs filed by content in DIR and file new ones there (default: $IMGPREP_CACHE)", .text)
+}
+
+extension Option<RGBColor> {
+    static let background = Option("background", nil, "COLOR", "colour under transparent pixels in JPEG output: white, black or #rrggbb", default: "white", values: ["white", "black"],
+                                   ValueParser(expected: "white, black or #rrggbb", RGBColor.init(parsing:)))
+}
+
+extension Option<ColorHandling> {
+    static let color = Option("color", nil, "MODE", "keep (the source's colour profile) or srgb (convert the pixels to sRGB, embed a compact sRGB profile)", default: "keep", values: ["keep", "srgb"],
+                              ValueParser(expected: "keep or srgb") { ColorHandling(rawValue: $0.lowercased()) })
+}
+
+extension Option<HDRHandling> {
+    static let hdr = Option("hdr", nil, "MODE", "keep (write an HDR photo's gain map as Ultra HDR JPEG; other formats warn and drop it) or drop (plain SDR)", default: "keep", values: ["keep", "drop"],
+                            ValueParser(expected: "keep or drop") { HDRHandling(rawValue: $0.lowercased()) })
+}
+
+/// `--subsampling`: auto leaves the chroma layout to the quality (see ConversionSettings).
+enum SubsamplingChoice: Sendable, Equatable {
+    case auto
+    case fixed(JPEGSettings.Subsampling)
+}
+
+extension Option<SubsamplingChoice> {
+    static let subsampling = Option("subsampling", nil, "MODE", "JPEG, AVIF and HEIC chroma: auto (444 at quality 90+, 420 below and in budget searches), 420, 422 or 444", default: "auto", values: ["auto", "420", "422", "444"],
+                                    ValueParser(expected: "auto, 420, 422 or 444") {
+                                        ["auto": .auto, "420": .fixed(.s420), "422": .fixed(.s422), "444": .fixed(.s444)][$0]
+                                    })
+}
+
+/// `--search`: the step it goes down by is `--step`'s.
+enum SearchMode: String, Sendable {
+    case binary, step
+}
+
+extension Option<SearchMode> {
+    static let search = Option("search", nil, "MODE", "binary (highest quality that fits) or step (from --quality down by --step)", default: "binary", values: ["binary", "step"],
+                               ValueParser(expected: "binary or step") { SearchMode(rawValue: $0) })
+}
+
+extension Option<Double> {
+    /// Seconds; 0 is no limit.
+    static let timeout = Option("timeout", nil, "SECONDS", "give up on a file that takes longer (its worker is killed and replaced)", default: "600",
+                                ValueParser(expected: "seconds, such as 30 or 0.5 (0 for no limit)") { text in
+                                    Double(text).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+                                })
+}
+
+extension Option<ShardSpec> {
+    static let shard = Option("shard", nil, "K/N", "convert only shard K of N (counted from 1), or 'auto' to read it from GitLab, CircleCI, Buildkite, Slurm or Kubernetes (with IMGPREP_SHARD_COUNT)",
+                              ValueParser { text throws(InvalidValue) in
+                                  do {
+                                      return try ShardSpec(parsing: text, environment: ProcessInfo.processInfo.environment)
+                                  } catch {
+                                      throw .message("\(error)")
+                                  }
+                              })
+}
+
+extension Flag {
+    static let lossless = Flag("lossless", nil, "lossless \(Formats.list(OutputFormatHelp.withLosslessMode.map(\.writer.displayName))) (with --to \(Formats.list(OutputFormatHelp.withLosslessMode.map(\.rawValue))))")
+    static let inPlace = Flag("in-place", nil, "replace each input atomically, keeping its permissions")
+    static let stripLocation = Flag("strip-location", nil, "remove where the photo was taken: EXIF GPS, XMP and IPTC location fields; keep everything else")
+    static let stripGPS = Flag("strip-gps", nil, "the same as --strip-location")
+    static let stripMetadata = Flag("strip-metadata", nil, "drop EXIF, XMP, IPTC and comments; the ICC profile stays so colours do not change")
+    static let progressive = Flag("progressive", nil, "write progressive JPEG")
+    static let noDownscale = Flag("no-downscale", nil, "fail instead of shrinking when even --min-quality is over the budget")
+    static let recursive = Flag("recursive", "r", "convert the images found under directory arguments, mirroring the tree into -o DIR")
+    static let null = Flag("null", "0", "paths from --files-from or standard input are separated by NUL (find -print0)")
+    static let skipExisting = Flag("skip-existing", nil, "leave outputs that already exist alone")
+    static let update = Flag("update", nil, "leave outputs that are newer than their input alone")
+    static let dryRun = Flag("dry-run", nil, "print what would be written; write nothing")
+    static let preserveMtime = Flag("preserve-mtime", nil, "give each output its input's modification time")
+    static let failFast = Flag("fail-fast", nil, "stop at the first failure")
+    static let json = Flag("json", nil, "print one JSON object per file, then a summary object, on standard output")
+    static let quiet = Flag("quiet", nil, "print only errors")
+    static let verbose = Flag("verbose", "v", "print a line per file (input -> output, size, quality)")
+    static let help = Flag("help", "h", "show this help")
+}

@@ -1,0 +1,124 @@
+import ImagePrep
+import Testing
+@testable import imgprep
+
+/// Options are typed keys declared once: each value is parsed and checked by its declaration, read
+/// typed (`arguments[.quality]` is an `Int?`), and a bad one is a usage error quoting the token.
+@Suite struct TypedOptionsTests {
+    private func convert(_ arguments: [String]) throws -> ParsedArguments {
+        try ParsedArguments(arguments + ["x.heic"], spec: ConvertCommand.spec)
+    }
+
+    private func compress(_ arguments: [String]) throws -> ParsedArguments {
+        try ParsedArguments(arguments + ["x.jpg"], spec: CompressCommand.spec)
+    }
+
+    /// The usage error parsing `arguments` throws, as the user sees it.
+    private func usageError(_ arguments: [String], spec: CommandSpec = ConvertCommand.spec) -> String {
+        do {
+            _ = try ParsedArguments(arguments, spec: spec)
+            return "no error"
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test func integerInItsRange() throws {
+        #expect(try convert(["-q", "70"])[.quality] == 70)
+        #expect(try convert(["--quality=1"])[.quality] == 1)
+        #expect(try convert(["--png-compression", "0"])[.pngCompression] == 0)
+        #expect(try convert([])[.quality] == nil)
+        #expect(usageError(["--quality", "101"]) == "invalid value '101' for '--quality': expected an integer from 1 to 100; see 'imgprep convert --help'")
+        #expect(usageError(["-j0"]) == "invalid value '0' for '--jobs': expected an integer from 1 to 256; see 'imgprep convert --help'")
+    }
+
+    @Test func byteSizes() throws {
+        #expect(try convert(["--max-input-size", "2MiB"])[.maxInputSize] == 2_097_152)
+        #expect(try convert(["--cache-max-size=500MB"])[.cacheMaxSize] == 500_000_000)
+        let budget = try #require(try compress(["--max-bytes", "1.5MB"])[.maxBytes])
+        #expect(budget.maxBytes == 1_500_000 && budget.family == .decimal)
+        let binary = try #require(try compress(["--max-bytes", "200KiB"])[.maxBytes])
+        #expect(binary.maxBytes == 204_800 && binary.family == .binary)
+        #expect(usageError(["--max-bytes", "1mbytes", "x.jpg"], spec: CompressCommand.spec)
+            == "invalid value '1mbytes' for '--max-bytes': expected a size such as 250000, 500KB, 1.5MB or 1MiB; see 'imgprep compress --help'")
+        #expect(usageError(["--memory-limit", "lots"]).hasPrefix("invalid value 'lots' for '--memory-limit': expected a size such as 1500MB or 4GiB"))
+    }
+
+    @Test func formatFromTheCommandsList() throws {
+        #expect(try convert(["--to", "png"])[.to] == .png)
+        #expect(try convert(["--to", "JPG"])[.to] == .jpeg)
+        #expect(try compress(["--to=webp", "--max-bytes", "1MB"])[.to] == .webp)
+        // compress writes the lossy formats only: its --to lists them.
+        #expect(usageError(["--to", "png", "--max-bytes", "1MB"], spec: CompressCommand.spec)
+            == "invalid value 'png' for '--to': expected jpeg, webp, avif or heic; see 'imgprep compress --help'")
+        #expect(usageError(["--to", "gif"]) == "invalid value 'gif' for '--to': expected jpeg, png, webp, avif or heic; see 'imgprep convert --help'")
+    }
+
+    @Test func flags() throws {
+        let bundled = try convert(["-r0", "--dry-run"])
+        #expect(bundled[.recursive] && bundled[.null] && bundled[.dryRun])
+        #expect(!bundled[.progressive] && !bundled[.inPlace])
+        #expect(usageError(["--dry-run=yes"]) == "option '--dry-run' takes no value (got '--dry-run=yes'); see 'imgprep convert --help'")
+        #expect(usageError(["--json", "--quiet"]) == "--json and --quiet cannot be used together; see 'imgprep convert --help'")
+    }
+
+    @Test func repeatedOptionLastOneWins() throws {
+        let arguments = try convert(["-q", "60", "--to", "webp", "--quality=90", "--to", "avif"])
+        #expect(arguments[.quality] == 90)
+        #expect(arguments[.to] == .avif)
+    }
+
+    @Test func choices() throws {
+        #expect(try convert(["--subsampling", "auto"])[.subsampling] == .auto)
+        #expect(try convert(["--subsampling", "422"])[.subsampling] == .fixed(.s422))
+        #expect(try convert(["--color", "SRGB"])[.color] == .srgb)
+        #expect(try convert(["--background", "#102030"])[.background] == RGBColor(red: 0x10, green: 0x20, blue: 0x30))
+        #expect(try convert(["--search", "step"])[.search] == .step)
+        #expect(try convert(["--timeout", "0.5"])[.timeout] == 0.5)
+        #expect(usageError(["--subsampling", "411"]) == "invalid value '411' for '--subsampling': expected auto, 420, 422 or 444; see 'imgprep convert --help'")
+        #expect(usageError(["--timeout", "-1"]) == "invalid value '-1' for '--timeout': expected seconds, such as 30 or 0.5 (0 for no limit); see 'imgprep convert --help'")
+    }
+
+    @Test func shardSpecExplainsItself() throws {
+        let shard = try #require(try convert(["--shard", "2/5"])[.shard])
+        #expect(shard.index == 2 && shard.count == 5)
+        let message = usageError(["--shard", "6/5"])
+        #expect(message.hasPrefix("invalid value '6/5' for --shard: ") && message.hasSuffix("; see 'imgprep convert --help'"), "\(message)")
+    }
+
+    /// Values are checked where they are declared: a budget option without --max-bytes (which used to
+    /// be ignored unread) is still checked, and the first bad one in the table's order is reported.
+    @Test func everyValueIsChecked() {
+        #expect(usageError(["--step", "0"]) == "invalid value '0' for '--step': expected an integer from 1 to 99; see 'imgprep convert --help'")
+        #expect(usageError(["--step", "0", "-q", "0"]).hasPrefix("invalid value '0' for '--quality'"))
+    }
+
+    @Test func nearestOptionIsSuggested() {
+        #expect(usageError(["--max-byte", "1MB"], spec: CompressCommand.spec)
+            == "unknown option '--max-byte' for 'compress'; did you mean --max-bytes? see 'imgprep compress --help'")
+        #expect(usageError(["--in-place"]) == "unknown option '--in-place' for 'convert'; see 'imgprep convert --help'")
+    }
+
+    /// What the batch commands make of the typed values.
+    @Test func settingsFromTypedValues() throws {
+        let stepped = try BatchCommandOptions(compress(["--max-bytes", "100KB", "--search", "step", "--step", "7", "--min-quality", "30",
+                                                        "--subsampling", "444", "--timeout", "0"]),
+                                              formats: CompressCommand.formats, defaultQuality: { _ in 95 })
+        #expect(stepped.settings.budget?.strategy == .step(7))
+        #expect(stepped.settings.budget?.minQuality == 30)
+        #expect(stepped.settings.subsampling == .s444 && !stepped.settings.losslessJPEG)
+        #expect(stepped.timeout == nil)
+        let plain = try BatchCommandOptions(convert(["--to", "webp"]), formats: OutputFormat.allCases, defaultQuality: \.defaultQuality)
+        #expect(plain.settings.quality == OutputFormat.webp.defaultQuality && plain.settings.budget == nil)
+        #expect(plain.settings.subsampling == nil && plain.settings.losslessJPEG && plain.timeout == 600)
+    }
+
+    /// Long and short names are unique within each command, or the first declaration would shadow the other.
+    @Test func namesAreUnique() {
+        for spec in [ConvertCommand.spec, CompressCommand.spec, InfoCommand.spec] {
+            let longs = spec.options.map(\.long), shorts = spec.options.compactMap(\.short)
+            #expect(Set(longs).count == longs.count, "\(spec.name)")
+            #expect(Set(shorts).count == shorts.count, "\(spec.name)")
+        }
+    }
+}
