@@ -59,7 +59,7 @@ struct BatchCommandOptions {
         settings.hdr = args[.hdr] ?? .keep
         settings.maxDimension = args[.maxDimension]
         settings.maxPixels = args[.maxPixels] ?? settings.maxPixels
-        settings.maxInputBytes = args[.maxInputSize] ?? settings.maxInputBytes
+        batch.maxInputBytes = args[.maxInputSize] ?? batch.maxInputBytes
         settings.background = args[.background] ?? .white
         settings.stripLocation = args[.stripGPS] || args[.stripLocation]
         settings.stripMetadata = args[.stripMetadata]
