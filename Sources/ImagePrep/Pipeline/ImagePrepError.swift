@@ -17,10 +17,14 @@ public struct ImagePrepError: Error, Sendable, Equatable, CustomStringConvertibl
 
     public var kind: Kind
     public var description: String
+    /// Where the file was when it failed (`--json` writes it as `error_stage`); set where each stage is
+    /// called, not where the error is thrown, so nil until the error leaves its stage.
+    public var stage: PipelineStage?
 
-    public init(_ kind: Kind, _ description: String) {
+    public init(_ kind: Kind, _ description: String, stage: PipelineStage? = nil) {
         self.kind = kind
         self.description = description
+        self.stage = stage
     }
 
     /// The one place a C library's complaint becomes a Swift error.
