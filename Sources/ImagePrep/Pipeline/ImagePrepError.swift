@@ -35,3 +35,17 @@ public struct ImagePrepError: Error, Sendable, Equatable, CustomStringConvertibl
 }
 
 import Foundation
+
+extension ImagePrepError {
+    /// This error with its stage set, unless one nearer the failure already set it.
+    public func at(_ stage: PipelineStage) -> ImagePrepError {
+        var staged = self
+        staged.stage = staged.stage ?? stage
+        return staged
+    }
+
+    /// `error` as an ImagePrepError failed at `stage` (an error of another type as `kind`, with its description).
+    public static func failed(at stage: PipelineStage, _ error: any Error, otherwise kind: Kind) -> ImagePrepError {
+        (error as? ImagePrepError ?? ImagePrepError(kind, "\(error)")).at(stage)
+    }
+}
