@@ -150,6 +150,13 @@ struct ErrorStageTests {
         let tall = try PNGEncoder.encode(CodecTestSupport.gradient(width: 2, height: WebPEncoder.maxDimension + 1), metadata: ImageMetadata())
         #expect(stage(tall, webp) == .encode)
         #expect(ImagePrepError(.io, "x", stage: .write).at(.sniff).stage == .write)
+        // A worker's failure reply keeps the stage across the process boundary.
+        let reply = try JSONEncoder().encode(WorkerReply.failed(kind: .tooLarge, message: "m", stage: .decode))
+        guard case .failed(let kind, _, let replied) = try JSONDecoder().decode(WorkerReply.self, from: reply) else {
+            Issue.record("not a failure: \(String(decoding: reply, as: UTF8.self))")
+            return
+        }
+        #expect(kind == .tooLarge && replied == .decode)
         #expect(PipelineStage.allCases.map(\.rawValue) == ["sniff", "decode", "orient", "resize", "colour", "encode", "write"])
     }
 }
