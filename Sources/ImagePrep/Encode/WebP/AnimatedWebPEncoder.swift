@@ -16,13 +16,11 @@ struct AnimatedWebPEncoder {
         var lossyMethod: Int32
 
         /// What imgprep writes: frames lossy or lossless, whichever is smaller, at method 3, no forced
-        /// keyframes (libwebp's default; an animation seeks from its start), without `minimize_size`.
-        /// On 14 GIFs at quality 80 (eight photo pans and six synthetic animations, docs/formats.md has
-        /// the table), against gif2webp -lossy -q 80: the same bytes and PSNR on the photo pans, smaller
-        /// and lossless frames on the synthetic ones, for less CPU except where a photo has fewer than
-        /// 194 colours (libwebp then tries each frame losslessly too). `minimize_size` cost 3-5 times the
-        /// CPU for 0.5% fewer bytes; method 4 cost a third more for the same bytes; methods 5 and 6 were
-        /// 4% and 7% smaller at equal PSNR for as much as gif2webp's time and three times it.
+        /// keyframes (libwebp's default) and no `minimize_size`. On 14 GIFs at quality 80 (docs/formats.md
+        /// has the table): the bytes and PSNR of gif2webp -lossy -q 80 on photos, smaller and lossless
+        /// frames on synthetic animations; `minimize_size` cost four times the CPU for 0.5% fewer bytes,
+        /// forced keyframes cost CPU and bytes, and method 5 was 4% smaller at equal PSNR but made the
+        /// lossless trials of few-colour photo frames half as costly again.
         static let standard = Strategy(minimizeSize: false, allowMixed: true, lossyMethod: 3)
     }
 
