@@ -37,13 +37,16 @@ struct InfoCommand: Command {
                 }
             } catch {
                 failed = true
-                let failure = error as? ImagePrepError ?? ImagePrepError(.io, "\(error)")
+                // Reading the file is part of sniffing; the worker names the stage of what it throws.
+                let failure = ImagePrepError.failed(at: .sniff, error, otherwise: .io)
+                let stage = failure.stage ?? .sniff
                 if json {
                     JSONLine.print(JSONLine.naming(path, as: "input", in: [
                         "status": "failed", "error": failure.description, "error_kind": failure.kind.rawValue,
+                        "error_stage": stage.rawValue,
                     ]))
                 } else {
-                    StandardStream.error.write(TerminalText.line("imgprep: \(path): \(failure)") + "\n")
+                    StandardStream.error.write(TerminalText.line("imgprep: \(path): \(stage.rawValue): \(failure)") + "\n")
                 }
             }
         }

@@ -55,11 +55,11 @@ final class Reporter: Sendable {
             printJSON(json(outcome))
             return
         case .quiet:
-            if outcome.status == .failed { writeError("imgprep: \(input): \(outcome.reason ?? "failed")") }
+            if outcome.status == .failed { writeError(failureLine(outcome)) }
             return
         case .normal, .verbose:
             // A failure is one line on stderr, whatever the mode.
-            if outcome.status == .failed { writeError("imgprep: \(input): \(outcome.reason ?? "failed")") }
+            if outcome.status == .failed { writeError(failureLine(outcome)) }
             for warning in outcome.warnings { writeError("imgprep: \(input): warning: \(warning)") }
             if dryRun {
                 // The outputs it would write, one per line, as a script would want them.
@@ -99,6 +99,11 @@ final class Reporter: Sendable {
         return fields
     }
 
+    /// `imgprep: NAME: STAGE: reason`, one line whatever the reason says.
+    private func failureLine(_ outcome: FileOutcome) -> String {
+        "imgprep: \(outcome.job.input): " + (outcome.errorStage.map { "\($0.rawValue): " } ?? "") + (outcome.reason ?? "failed")
+    }
+
     private func line(_ outcome: FileOutcome) -> String {
         let input = outcome.job.input
         switch outcome.status {
@@ -122,6 +127,7 @@ final class Reporter: Sendable {
             "status": outcome.status.rawValue,
             "error": outcome.status == .failed ? (outcome.reason ?? "failed") : NSNull(),
             "error_kind": outcome.errorKind?.rawValue ?? NSNull(),
+            "error_stage": outcome.errorStage?.rawValue ?? NSNull(),
             "format": outcome.format?.rawValue ?? NSNull(), "width": outcome.width ?? NSNull(),
             "height": outcome.height ?? NSNull(), "bytes": outcome.bytes ?? NSNull(),
             "quality": outcome.quality ?? NSNull(), "encodes": outcome.encodes ?? NSNull(),

@@ -80,6 +80,24 @@ struct AnimationOutputTests {
         #expect((info.width, info.height, info.frames, info.loopCount, info.duration) == (48, 32, 2, 0, 200))
     }
 
+    /// libwebp's threads (analysis, and the lossless and lossy trials of each frame) do not change a byte.
+    @Test(arguments: [["--quality", "80"], ["--lossless"]])
+    func animationBytesDoNotDependOnThreads(_ options: [String]) throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let sources = ["disposal", "orbit", "wave", "stripes"].map { "\(Self.gif)/\($0).gif" }
+        func outputs(threads: Int) throws -> [[UInt8]] {
+            let out = dir.appendingPathComponent("threads-\(threads)")
+            let run = try TestSupport.imgprep(["convert"] + sources + ["--to", "webp"] + options + ["-j", "1", "-o", out.path],
+                                              environment: TestSupport.environment(adding: ["IMGPREP_THREADS_PER_IMAGE": "\(threads)"]))
+            #expect(run.status == 0, "\(run.stderr)")
+            return try ["disposal", "orbit", "wave", "stripes"].map { try TestSupport.bytes(out.appendingPathComponent("\($0).webp").path) }
+        }
+        let one = try outputs(threads: 1)
+        #expect(one.allSatisfy { !$0.isEmpty })
+        #expect(try outputs(threads: 4) == one, "\(options)")
+    }
+
     @Test func animatedWebPWithinBudgetIsLeftByteForByte() throws {
         let dir = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

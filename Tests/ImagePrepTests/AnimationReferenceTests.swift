@@ -97,6 +97,28 @@ struct AnimationReferenceTests {
         try Self.compareLossy(gifs, in: dir)
     }
 
+    /// The encoder settings docs/formats.md states, checked against gif2webp (the same WebPAnimEncoder
+    /// given the same settings): every frame's rectangle, disposal, blending, compression and size as
+    /// `webpmux -info` lists them. Lossy: frames lossy or lossless whichever is smaller, method 3, no
+    /// forced keyframes and no minimize_size. Lossless: method 4 at effort 75 (cwebp's default), no
+    /// forced keyframes and no minimize_size.
+    @Test(arguments: ["disposal", "no-loop", "orbit", "wave", "stripes"])
+    func framesAreWhatGif2webpWritesWithTheStatedSettings(_ name: String) throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        func frames(_ path: String) throws -> [String] {
+            let run = try TestSupport.run("webpmux", ["-info", path])
+            #expect(run.status == 0, "webpmux \(path): \(run.stderr)")
+            return run.stdout.components(separatedBy: "\n").filter { $0.range(of: #"^ *[0-9]+:"#, options: .regularExpression) != nil }
+        }
+        let lossy = try frames(try Self.imgprep(name, ["--quality", "80"], in: dir))
+        #expect(!lossy.isEmpty)
+        #expect(lossy == (try frames(try Self.gif2webp(name, ["-mixed", "-q", "80", "-m", "3", "-kmax", "0"], in: dir))), "\(name)")
+        let lossless = try frames(try Self.imgprep(name, ["--lossless"], in: dir))
+        #expect(!lossless.isEmpty)
+        #expect(lossless == (try frames(try Self.gif2webp(name, ["-q", "75", "-m", "4", "-kmax", "0"], in: dir))), "\(name)")
+    }
+
     /// imgprep -q 80 and gif2webp -lossy -q 80 against gif2webp's lossless output: mean PSNR within
     /// 0.5 dB, total bytes within 5%.
     static func compareLossy(_ sources: [String], in dir: URL) throws {

@@ -64,7 +64,10 @@ import Testing
         #expect(failed.first?["input"] as? String == Self.slowJPEG)
         #expect(failed.first?["error_kind"] as? String == "crashed")
         let message = failed.first?["error"] as? String ?? ""
-        #expect(message.hasPrefix("killed by \(signal == SIGKILL ? "SIGKILL" : "SIGSEGV") while "), "\(message)")
+        #expect(message.hasPrefix("killed by \(signal == SIGKILL ? "SIGKILL" : "SIGSEGV"); "), "\(message)")
+        // Killed once its memory grew: decoding or later, never before the file was recognised.
+        let stage = failed.first?["error_stage"] as? String
+        #expect(["decode", "orient", "resize", "colour", "encode"].contains(stage), "\(failed)")
         let converted = lines.filter { $0["status"] as? String == "ok" }.compactMap { $0["input"] as? String }
         #expect(Set(converted) == Set(fixtures))
         #expect(BatchTests.listing(out).filter { $0.hasPrefix(".") }.isEmpty, "temporary files left")
@@ -74,7 +77,7 @@ import Testing
     /// Makes the slow JPEG stall at `stage` (IMGPREP_TEST_STALL), so a timeout does not depend on how fast
     /// this machine decodes: a JPEG written as JPEG at its own size is not even decoded (its coefficients
     /// are kept), so in a busy full run it once finished inside the timeout.
-    func stalling(at stage: String = "decoding", isolation: Bool = true) throws -> [String: String] {
+    func stalling(at stage: String = "decode", isolation: Bool = true) throws -> [String: String] {
         let size = try #require(try FileManager.default.attributesOfItem(atPath: Self.slowJPEG)[.size] as? Int)
         return TestSupport.environment(adding: ["IMGPREP_TEST_STALL": "\(stage):\(size)"]
                                         .merging(isolation ? [:] : ["IMGPREP_ISOLATION": "off"]) { $1 })
@@ -95,7 +98,8 @@ import Testing
         #expect(failed.first?["input"] as? String == Self.slowJPEG)
         #expect(failed.first?["error_kind"] as? String == "timeout")
         let message = (failed.first?["error"] as? String) ?? ""
-        #expect(message.hasPrefix("no result after 0.25 s while decoding"), "\(failed)")
+        #expect(message.hasPrefix("no result after 0.25 s; "), "\(failed)")
+        #expect(failed.first?["error_stage"] as? String == "decode", "\(failed)")
         #expect(lines.filter { $0["status"] as? String == "ok" }.count == fixtures.count)
         #expect(BatchTests.listing(out).count == fixtures.count, "\(BatchTests.listing(out))")
     }
@@ -116,7 +120,7 @@ import Testing
         #expect(run.status == 1)
         let lines = run.stderr.split(separator: "\n").filter { $0.hasPrefix("imgprep: ") }
         #expect(lines.count == 1, "\(run.stderr)")
-        #expect(lines.first?.contains("\(Self.slowJPEG): no result after 0.25 s") == true, "\(run.stderr)")
+        #expect(lines.first?.contains("\(Self.slowJPEG): decode: no result after 0.25 s") == true, "\(run.stderr)")
     }
 
     /// The memory gate admits a file before the batch reads it: four 60 MB files at -j 4 under a 1 MB

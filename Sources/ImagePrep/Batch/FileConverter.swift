@@ -47,6 +47,8 @@ public struct FileConverter: Sendable {
             outcome.reason = reason
             return outcome
         }
+        // Reading the input is part of sniffing; what `prepare` throws carries its own stage.
+        var stage = PipelineStage.sniff
         do {
             if options.dryRun {
                 // What a real run would refuse before decoding: a file that is not an image we read.
@@ -80,19 +82,16 @@ public struct FileConverter: Sendable {
             outcome.lossless = prepared.lossless
             outcome.gainMap = prepared.gainMap
             outcome.warnings = prepared.warnings
-            guard !cancellation.isCancelled else {
-                return FileOutcome(job: job, failure: ImagePrepError(.interrupted, "interrupted"))
-            }
+            stage = .write
+            guard !cancellation.isCancelled else { throw ImagePrepError(.interrupted, "interrupted") }
             if prepared.passedThrough && options.inPlace { return outcome }  // already as it should be
             let mtime = options.preserveModificationTime ? FileTimestamp(modificationOf: job.input) : nil
             try AtomicWriter.write(prepared.bytes, to: job.output,
                                    permissionsFrom: options.inPlace ? job.input : nil, modificationTime: mtime,
                                    durable: options.inPlace)  // in place, the old bytes are the user's only copy
             if let key { reuse?.written(key, input: job.input, output: job.output, image: prepared) }
-        } catch let error as ImagePrepError {
-            return FileOutcome(job: job, failure: error)
         } catch {
-            return FileOutcome(job: job, failure: ImagePrepError(.io, "\(error)"))
+            return FileOutcome(job: job, failure: .failed(at: stage, error, otherwise: .io))
         }
         return outcome
     }

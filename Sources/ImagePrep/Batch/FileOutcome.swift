@@ -8,6 +8,8 @@ public struct FileOutcome: Sendable {
     public var reason: String?
     /// What kind of failure, for scripts to branch on (nil unless failed).
     public var errorKind: ImagePrepError.Kind?
+    /// Where it failed (nil unless failed).
+    public var errorStage: PipelineStage?
     public var format: OutputFormat?
     public var width: Int?
     public var height: Int?
@@ -38,6 +40,7 @@ public struct FileOutcome: Sendable {
     public init(job: BatchJob, failure: ImagePrepError) {
         self.init(job: job, status: .failed, reason: failure.description)
         errorKind = failure.kind
+        errorStage = failure.stage
     }
 }
 

@@ -26,9 +26,8 @@ extension FileConverter {
                 }
                 if let timeout {
                     DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
-                        let place = run.stage.map { " while \($0.rawValue)" } ?? ""
                         run.finish(.failure(ImagePrepError(.timeout,
-                            "no result after \(WorkerPool.seconds(timeout))\(place); the file was abandoned (--timeout)")))
+                            "no result after \(WorkerPool.seconds(timeout)); the file was abandoned (--timeout)", stage: run.stage)))
                     }
                 }
             }

@@ -75,7 +75,7 @@ public struct JobPlanner: Sendable {
         let outputEntry = PathDigest(normalized: identity.entry(output))
         guard planned.insert(PathDigest(pair: inputFile, outputEntry)).inserted else { return nil }
         func refused(_ reason: String) -> BatchJob {
-            BatchJob(input: input.path, output: output, problem: ImagePrepError(.output, reason))
+            BatchJob(input: input.path, output: output, problem: ImagePrepError(.output, reason, stage: .write))
         }
         if let position = claimed[inputFile] ?? claimed[inputEntry] {
             return refused("\(input.path) was written by this run as the output of \(name(position)); it is not read again")

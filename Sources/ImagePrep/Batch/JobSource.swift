@@ -48,7 +48,7 @@ public final class JobSource: Sendable {
                 case .unusable(let path, let reason):
                     guard inShard(InputPath(path: path)) else { return }
                     count.add(1, ordering: .relaxed)
-                    channel.send(BatchJob(input: path, output: "", problem: ImagePrepError(.io, reason)))
+                    channel.send(BatchJob(input: path, output: "", problem: ImagePrepError(.io, reason, stage: .sniff)))
                 case .inputs(let group):
                     // Every copy plans every input, so all shards agree on who claims an output first.
                     planner.expect(group)
@@ -71,7 +71,7 @@ public final class JobSource: Sendable {
                 // Every shard reads the whole list, so every shard reports a list it could not finish.
                 if let failure {
                     count.add(1, ordering: .relaxed)
-                    channel.send(BatchJob(input: list.name, output: "", problem: ImagePrepError(.io, failure)))
+                    channel.send(BatchJob(input: list.name, output: "", problem: ImagePrepError(.io, failure, stage: .sniff)))
                 }
             }
             channel.finish()

@@ -90,7 +90,7 @@ public final class OutputReuse: Sendable {
                 image.encodes = 0
                 return (image, .duplicate(of: first))
             case .failure(let error as ImagePrepError):
-                throw ImagePrepError(error.kind, "\(error.description) (the same file as \(first))")
+                throw ImagePrepError(error.kind, "\(error.description) (the same file as \(first))", stage: error.stage)
             case .failure:
                 // The first finished between our two looks: take its written output or prepare.
                 return try await output(for: key, input: path, prepare: prepare)

@@ -111,8 +111,25 @@ public struct ExifField: Sendable, Codable, Equatable {
 public enum ImageInspector {
     /// Refuses what `convert` refuses as broken from the header (no size, a clap larger than the picture),
     /// so info never calls such a file fine; a picture merely too large is described, with a note.
-    public static func inspect(_ file: [UInt8]) throws -> ImageDescription {
-        var description = try describe(file)
+    /// - Parameter onStage: told as each stage starts (sniff, then decode for the rest).
+    /// - Throws: an ImagePrepError carrying the stage it failed in.
+    public static func inspect(_ file: [UInt8], onStage: (PipelineStage) -> Void = { _ in }) throws -> ImageDescription {
+        var stage = PipelineStage.sniff
+        do {
+            return try inspectStages(file) { next in
+                stage = next
+                onStage(next)
+            }
+        } catch {
+            throw ImagePrepError.failed(at: stage, error, otherwise: .corrupt)
+        }
+    }
+
+    private static func inspectStages(_ file: [UInt8], onStage: (PipelineStage) -> Void) throws -> ImageDescription {
+        onStage(.sniff)
+        let format = try FormatSniffer.sniff(file).get()
+        onStage(.decode)
+        var description = try describe(file, format: format)
         let header = ImageHeader(width: description.width, height: description.height)
         try header.check(maxPixels: .max)
         let cap = ConversionSettings().maxPixels
@@ -123,9 +140,8 @@ public enum ImageInspector {
     }
 
     /// As the file's reader tells it (`ImageFormatReader.describe`).
-    private static func describe(_ file: [UInt8]) throws -> ImageDescription {
-        let format = try FormatSniffer.sniff(file).get()
-        return try format.reader.describe(file, format: format)
+    private static func describe(_ file: [UInt8], format: SniffedFormat) throws -> ImageDescription {
+        try format.reader.describe(file, format: format)
     }
 
     /// From the segments alone, and the gain map's MPF index: no scan is decoded.

@@ -1,17 +1,32 @@
 import Foundation
 
-/// sniff → decode → orient → resize → encode (with the quality search), for one file in memory.
+/// sniff → decode → orient → resize → colour → encode (with the quality search), for one file in memory.
 /// Writing is the caller's job (see AtomicWriter), so the library never touches the file system here.
 /// Decoders and encoders come from their registries: nothing here asks which format it is handling.
 public enum ImagePipeline {
     /// - Parameters:
     ///   - scheduling: how many threads the picture may use; the bytes are the same whatever it says.
     ///   - onStage: told as each stage starts.
+    /// - Throws: an ImagePrepError carrying the stage it failed in.
     public static func prepare(_ file: [UInt8], settings: ConversionSettings, scheduling: Scheduling = Scheduling(),
                                onStage: (PipelineStage) -> Void = { _ in }) throws -> PreparedImage {
+        var stage = PipelineStage.sniff
+        do {
+            return try prepareStages(file, settings: settings, scheduling: scheduling) { next in
+                stage = next
+                onStage(next)
+            }
+        } catch {
+            throw ImagePrepError.failed(at: stage, error, otherwise: .corrupt)
+        }
+    }
+
+    private static func prepareStages(_ file: [UInt8], settings: ConversionSettings, scheduling: Scheduling,
+                                      onStage: (PipelineStage) -> Void) throws -> PreparedImage {
         let threads = scheduling.threads
-        onStage(.decoding)
+        onStage(.sniff)
         let format = try FormatSniffer.sniff(file).get()
+        onStage(.decode)
         var settings = settings
         // An input already in the output format may need no new pixels (JPEGInput, passThroughWebP).
         let outputFormat = settings.format.writer
@@ -31,9 +46,11 @@ public enum ImagePipeline {
         options.keepsYCbCr420 = shrinkingTo == nil && plain.takesYCbCr420 && settings.color == .keep
         options.readsGainMap = GainMapPlan.writes(settings)
         var decoded = try decoder.decode(file, options: options)
+        onStage(.orient)
         var picture = decoded.content.oriented(decoded.orientation)
         if picture.width * picture.height > settings.maxPixels {   // a header that understated the size
-            throw ImagePrepError(.tooLarge, "the picture decodes as \(picture.width)x\(picture.height), over the --max-pixels limit of \(settings.maxPixels) pixels")
+            throw ImagePrepError(.tooLarge, "the picture decodes as \(picture.width)x\(picture.height), over the --max-pixels limit of \(settings.maxPixels) pixels",
+                                 stage: .decode)
         }
 
         let headerUpright = decoded.orientation.swapsDimensions ? (stored.height, stored.width) : (stored.width, stored.height)
@@ -53,10 +70,11 @@ public enum ImagePipeline {
             ? EncoderRegistry.encoder(for: settings, searching: searching, transposedBlocks: true, threads: threads) : plain
 
         // Planes stay planes through resizing and into the encoder: no full-size interleaved copy.
-        onStage(.resizing)
+        onStage(.resize)
         if let target, target.width != picture.width || target.height != picture.height {
             picture = picture.resized(width: target.width, height: target.height, threads: threads)
         }
+        onStage(.colour)
         if settings.color == .srgb {
             picture = toSRGB(picture, decoded: &decoded, settings: settings, threads: threads)
         }
@@ -78,7 +96,7 @@ public enum ImagePipeline {
         default:
             break
         }
-        onStage(.encoding)
+        onStage(.encode)
         let writer: any ImageEncoding = gainMap.map {
             GainMapJPEGEncoder(base: encoder, gainMap: $0, pictureSize: (picture.width, picture.height), threads: threads)
         } ?? encoder

@@ -17,10 +17,14 @@ public struct ImagePrepError: Error, Sendable, Equatable, CustomStringConvertibl
 
     public var kind: Kind
     public var description: String
+    /// Where the file was when it failed (`--json` writes it as `error_stage`); set where each stage is
+    /// called, not where the error is thrown, so nil until the error leaves its stage.
+    public var stage: PipelineStage?
 
-    public init(_ kind: Kind, _ description: String) {
+    public init(_ kind: Kind, _ description: String, stage: PipelineStage? = nil) {
         self.kind = kind
         self.description = description
+        self.stage = stage
     }
 
     /// The one place a C library's complaint becomes a Swift error.
@@ -31,3 +35,17 @@ public struct ImagePrepError: Error, Sendable, Equatable, CustomStringConvertibl
 }
 
 import Foundation
+
+extension ImagePrepError {
+    /// This error with its stage set, unless one nearer the failure already set it.
+    public func at(_ stage: PipelineStage) -> ImagePrepError {
+        var staged = self
+        staged.stage = staged.stage ?? stage
+        return staged
+    }
+
+    /// `error` as an ImagePrepError failed at `stage` (an error of another type as `kind`, with its description).
+    public static func failed(at stage: PipelineStage, _ error: any Error, otherwise kind: Kind) -> ImagePrepError {
+        (error as? ImagePrepError ?? ImagePrepError(kind, "\(error)")).at(stage)
+    }
+}

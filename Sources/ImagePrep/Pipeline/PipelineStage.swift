@@ -1,5 +1,19 @@
-/// Where one file is in the pipeline, so a failure that gives no message (a crash, a timeout in a
-/// worker process) can still say where it happened: "killed by SIGSEGV while decoding".
-public enum PipelineStage: String, Sendable, Codable {
-    case decoding, resizing, encoding
+/// The step of a file's way through imgprep, named in every error that ends the file
+/// (`imgprep: NAME: decode: ...`, `"error_stage"` in JSON) and reported by a worker as it starts each
+/// step, so a death or a timeout can say where it happened. Where each part of the work belongs is in
+/// docs/behaviour.md ("Error stages").
+public enum PipelineStage: String, Sendable, Codable, CaseIterable {
+    /// Reading the input and recognising its format.
+    case sniff
+    /// Headers, the pixel limits and decoding (the JPEG and WebP shortcuts too).
+    case decode
+    /// Applying the EXIF Orientation.
+    case orient
+    case resize
+    /// `--color srgb`, and flattening alpha for outputs without it.
+    case colour
+    /// Metadata for the output, encoding and the budget search.
+    case encode
+    /// Naming and writing the output.
+    case write
 }

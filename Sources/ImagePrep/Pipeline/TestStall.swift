@@ -2,8 +2,8 @@ import Foundation
 
 /// A test hook that makes a timeout happen without depending on machine speed:
 /// `IMGPREP_TEST_STALL=STAGE:BYTES` makes the pipeline sleep (an hour) when a file of exactly BYTES bytes
-/// reaches STAGE (`decoding`, `resizing`, `encoding`). Only the batch reads it: in a worker the timeout
-/// kills the process; in-process the abandoned thread sleeps until the batch exits.
+/// reaches STAGE (a PipelineStage's name: `decode`, `resize`, `encode`, ...). Only the batch reads it: in a
+/// worker the timeout kills the process; in-process the abandoned thread sleeps until the batch exits.
 struct TestStall: Sendable {
     let stage: PipelineStage
     let fileSize: Int

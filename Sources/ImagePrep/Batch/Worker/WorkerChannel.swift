@@ -94,5 +94,6 @@ enum WorkerReply: Codable {
     /// The payload is the output's bytes; `image.bytes` is empty in the header.
     case prepared(image: PreparedImage)
     case inspected(description: ImageDescription)
-    case failed(kind: ImagePrepError.Kind, message: String)
+    /// `stage` is where it failed; nil leaves it to the last stage reported.
+    case failed(kind: ImagePrepError.Kind, message: String, stage: PipelineStage?)
 }

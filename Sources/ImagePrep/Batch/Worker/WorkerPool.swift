@@ -109,17 +109,22 @@ public final class WorkerPool: Sendable {
         return (worker, result, timedOut)
     }
 
-    /// Why a worker gave no result: reaps it and words its end for the file's line.
+    /// Why a worker gave no result: reaps it and words its end for the file's line, in the stage it had
+    /// reached (the line names it).
     private func failure(of worker: WorkerProcess, stage: PipelineStage?, timedOut: Bool, ceiling: Int) -> ImagePrepError {
         worker.kill()   // it may only have broken the protocol
         let death = worker.reap()
-        if stopped.load(ordering: .relaxed) { return Self.interrupted }
-        let place = stage.map { " while \($0.rawValue)" } ?? ""
-        if timedOut {
-            return ImagePrepError(.timeout, "no result after \(Self.seconds(configuration.timeout ?? 0))\(place); the file was abandoned (--timeout)")
+        var error: ImagePrepError
+        if stopped.load(ordering: .relaxed) {
+            error = Self.interrupted
+        } else if timedOut {
+            error = ImagePrepError(.timeout, "no result after \(Self.seconds(configuration.timeout ?? 0)); the file was abandoned (--timeout)")
+        } else {
+            error = ImagePrepError(.crashed, "\(death); the worker was replaced and the batch goes on"
+                + " (memory ceiling for this file: \(ByteSize.format(ceiling)))")
         }
-        return ImagePrepError(.crashed, "\(death)\(place); the worker was replaced and the batch goes on"
-            + " (memory ceiling for this file: \(ByteSize.format(ceiling)))")
+        error.stage = stage
+        return error
     }
 
     /// Kills every worker and lets every waiting file through (to fail as interrupted). Idempotent.

@@ -106,8 +106,8 @@ final class WorkerProcess: Sendable {
                     return .prepared(image)
                 case .inspected(let description):
                     return .inspected(description)
-                case .failed(let kind, let message):
-                    return .failed(ImagePrepError(kind, message))
+                case .failed(let kind, let message, let failedAt):
+                    return .failed(ImagePrepError(kind, message, stage: failedAt ?? stage.withLock { $0 }))
                 }
             }
         } catch {}

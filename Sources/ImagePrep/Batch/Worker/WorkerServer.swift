@@ -47,12 +47,14 @@ public enum WorkerServer {
                     case .inspect(let ceiling):
                         setDataLimit(ceiling)
                         defer { setDataLimit(nil) }
-                        reply = .inspected(description: try ImageInspector.inspect(frame.payload))
+                        reply = .inspected(description: try ImageInspector.inspect(frame.payload) { stage in
+                            try? channel.send(WorkerReply.stage(stage))
+                        })
                     }
                 } catch let error as ImagePrepError {
-                    reply = .failed(kind: error.kind, message: error.description)
+                    reply = .failed(kind: error.kind, message: error.description, stage: error.stage)
                 } catch {
-                    reply = .failed(kind: .corrupt, message: "\(error)")
+                    reply = .failed(kind: .corrupt, message: "\(error)", stage: nil)
                 }
                 try channel.send(reply, payload: output)
             } catch {

@@ -5,20 +5,23 @@ internal import CWebP
 /// to blend or replace it, and merges identical consecutive frames (adding their durations). The
 /// metadata chunks are then added as for a still WebP.
 struct AnimatedWebPEncoder {
-    /// WebPAnimEncoder's choices about keyframes and frame types (see `standard`).
+    /// WebPAnimEncoder's choices about frame types, and libwebp's effort (see `standard`).
     struct Strategy: Equatable {
-        /// Tries every way to code each frame (keyframe or not, each disposal and blend) and keeps the smallest.
+        /// Tries every way to code each frame (both disposals of the previous frame) and keeps the smallest.
         var minimizeSize: Bool
-        /// Lets each frame be lossy or lossless, whichever is smaller (lossy encodes only).
+        /// Lets each frame be lossy or lossless, whichever is smaller (lossy encodes only; libwebp tries
+        /// lossless only for frames of fewer than 194 colours, lossy only for 31 or more).
         var allowMixed: Bool
+        /// libwebp's method (0 fastest ... 6 smallest) for the frames of a lossy animation.
+        var lossyMethod: Int32
 
-        /// What imgprep writes. On ten GIFs at quality 80 (photo pans, a sprite over a photo, a cartoon,
-        /// dithered synthetics), trying every way to code each frame and letting each frame be lossy or
-        /// lossless was the smallest or equal on every file: 426 KB in all, against 432 KB with libwebp's
-        /// defaults and 445 KB for gif2webp -lossy (keyframes every 3-5 frames), at equal or higher PSNR;
-        /// lossless 3.2% smaller than without it. It takes about three times as long as without.
-        /// Keyframe spacing then does not apply (forced keyframes every 1-10 frames were larger).
-        static let standard = Strategy(minimizeSize: true, allowMixed: true)
+        /// What imgprep writes: frames lossy or lossless, whichever is smaller, at method 3, no forced
+        /// keyframes (libwebp's default) and no `minimize_size`. On 14 GIFs at quality 80 (docs/formats.md
+        /// has the table): the bytes and PSNR of gif2webp -lossy -q 80 on photos, smaller and lossless
+        /// frames on synthetic animations; `minimize_size` cost four times the CPU for 0.5% fewer bytes,
+        /// forced keyframes cost CPU and bytes, and method 5 was 4% smaller at equal PSNR but made the
+        /// lossless trials of few-colour photo frames half as costly again.
+        static let standard = Strategy(minimizeSize: false, allowMixed: true, lossyMethod: 3)
     }
 
     var quality: Int
@@ -42,6 +45,7 @@ struct AnimatedWebPEncoder {
         }
         defer { WebPAnimEncoderDelete(encoder) }
         var config = try WebPEncoder.config(quality: quality, lossless: lossless, threads: threads)
+        if !lossless { config.method = strategy.lossyMethod }
 
         var timestamp = 0
         for frame in animation.frames {
