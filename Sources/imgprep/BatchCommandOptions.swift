@@ -59,7 +59,7 @@ struct BatchCommandOptions {
         settings.hdr = args[.hdr] ?? .keep
         settings.maxDimension = args[.maxDimension]
         settings.maxPixels = args[.maxPixels] ?? settings.maxPixels
-        settings.maxInputBytes = args[.maxInputSize] ?? settings.maxInputBytes
+        batch.maxInputBytes = args[.maxInputSize] ?? batch.maxInputBytes
         settings.background = args[.background] ?? .white
         settings.stripLocation = args[.stripGPS] || args[.stripLocation]
         settings.stripMetadata = args[.stripMetadata]
@@ -80,8 +80,8 @@ struct BatchCommandOptions {
                 throw UsageError(description: "--min-quality \(byteBudget.minQuality) is above --quality \(settings.quality); see 'imgprep \(args.command) --help'")
             }
             settings.budget = byteBudget
-            if settings.format == .png {
-                throw UsageError(description: "--max-bytes needs a lossy format (jpeg, webp, avif or heic), not --to png; see 'imgprep \(args.command) --help'")
+            if !settings.format.writer.isLossy {
+                throw UsageError(description: "--max-bytes needs a lossy format (\(Formats.list(OutputFormatHelp.lossy.map(\.rawValue)))), not --to \(settings.format.rawValue); see 'imgprep \(args.command) --help'")
             }
         }
         recursive = args[.recursive]

@@ -2,15 +2,15 @@ import ImagePrep
 
 struct CompressCommand: Command {
     /// The lossy formats: a byte budget needs a quality to search.
-    static let formats: [OutputFormat] = [.jpeg, .webp, .avif, .heic]
+    static let formats = OutputFormatHelp.lossy
 
     static let spec = CommandSpec(
         name: "compress",
-        abstract: "write each image as the highest-quality JPEG, WebP, AVIF or HEIC that fits a byte budget",
+        abstract: "write each image as the highest-quality \(Formats.list(formats.map(\.writer.displayName))) that fits a byte budget",
         usage: "imgprep compress --max-bytes SIZE [options] FILE...",
         options: [
             Option.maxBytes.described("the budget, metadata included: 250000, 250000B, 500KB, 1.5MB (x1000), 512KiB, 1MiB (x1024)"),
-            Option.format(among: formats, "output format: jpeg, webp, avif or heic"),
+            Option.format(among: formats, "output format: \(Formats.list(formats.map(\.rawValue)))"),
             Option.quality.described("highest quality the search may use", default: "95"),
             Flag.inPlace,
         ] + SharedOptions.search + SharedOptions.image + SharedOptions.batch,
@@ -35,8 +35,9 @@ struct CompressCommand: Command {
             throw UsageError(description: "compress needs --max-bytes SIZE; see 'imgprep compress --help'")
         }
         options = try BatchCommandOptions(arguments, formats: Self.formats, defaultQuality: { _ in 95 })
-        if options.batch.inPlace && options.settings.format != .jpeg {
-            throw UsageError(description: "--in-place replaces JPEG files with JPEG files; with --to \(options.settings.format.rawValue) use -o DIR; see 'imgprep compress --help'")
+        if options.batch.inPlace && !options.settings.format.writer.replacesInPlace {
+            let replaced = Formats.list(Formats.writers.filter(\.replacesInPlace).map(\.displayName))
+            throw UsageError(description: "--in-place replaces \(replaced) files with \(replaced) files; with --to \(options.settings.format.rawValue) use -o DIR; see 'imgprep compress --help'")
         }
     }
 

@@ -22,8 +22,9 @@ struct ConvertCommand: Command {
     init(_ arguments: ParsedArguments) throws {
         var options = try BatchCommandOptions(arguments, formats: OutputFormat.allCases, defaultQuality: \.defaultQuality)
         if arguments[.lossless] {
-            guard options.settings.format == .webp else {
-                throw UsageError(description: "--lossless is for --to webp (PNG is always lossless); see 'imgprep convert --help'")
+            guard options.settings.format.writer.offersLosslessMode else {
+                let lossless = Formats.list(OutputFormatHelp.lossless.map(\.writer.displayName), "and")
+                throw UsageError(description: "--lossless is for --to \(Formats.list(OutputFormatHelp.withLosslessMode.map(\.rawValue))) (\(lossless) is always lossless); see 'imgprep convert --help'")
             }
             guard options.settings.budget == nil else {
                 throw UsageError(description: "--lossless and --max-bytes cannot be used together: a lossless file has no quality to search; see 'imgprep convert --help'")

@@ -8,21 +8,21 @@ import ImagePrep
 // misspelt name does not compile.
 
 extension Option<OutputFormat> {
-    static let to = format(among: OutputFormat.allCases, "output format: jpeg, png, webp, avif or heic")
+    static let to = format(among: OutputFormat.allCases, "output format: \(Formats.list(OutputFormat.allCases.map(\.rawValue)))")
 
     /// `--to` for a command that writes only `formats` (`jpg` is `jpeg`, any letter case).
     static func format(among formats: [OutputFormat], _ help: String) -> Option {
         let names = formats.map(\.rawValue)
-        let expected = names.dropLast().joined(separator: ", ") + " or " + (names.last ?? "")
-        return Option("to", nil, "FORMAT", help, default: "jpeg", values: names, ValueParser(expected: expected) { text in
-            let name = text.lowercased() == "jpg" ? "jpeg" : text.lowercased()
-            return formats.first { $0.rawValue == name }
+        return Option("to", nil, "FORMAT", help, default: OutputFormatHelp.defaultFormat.rawValue, values: names,
+                      ValueParser(expected: Formats.list(names)) { text in
+            OutputFormat(name: text).flatMap { formats.contains($0) ? $0 : nil }
         })
     }
 }
 
 extension Option<Int> {
-    static let quality = Option("quality", "q", "N", "quality 1-100 (the ceiling when --max-bytes is given); webp defaults to 80, avif and heic to 50", default: "85", .integer(in: 1...100))
+    static let quality = Option("quality", "q", "N", "quality 1-100 (the ceiling when --max-bytes is given); \(OutputFormatHelp.otherDefaultQualities)",
+                                default: "\(OutputFormatHelp.defaultFormat.defaultQuality)", .integer(in: 1...100))
     static let pngCompression = Option("png-compression", nil, "N", "zlib level for PNG output, 0 (fastest) to 9 (smallest)", default: "6", .integer(in: 0...9))
     static let maxDimension = Option("max-dimension", nil, "N", "shrink so the long edge is exactly N pixels; never enlarges", .integer(in: 1...1_000_000))
     static let maxPixels = Option("max-pixels", nil, "N", "refuse inputs with more pixels than N before decoding", default: "300000000", .integer(in: 1...Int(Int32.max) * 4))
@@ -42,7 +42,7 @@ extension Option<ByteBudget> {
 }
 
 extension Option<String> {
-    static let output = Option("output", "o", "DIR", "write outputs into DIR (created if missing) instead of next to each input; -o NAME.jpg (.png, .webp, .avif, .heic) writes one input to that file", .text)
+    static let output = Option("output", "o", "DIR", "write outputs into DIR (created if missing) instead of next to each input; -o NAME.\(OutputFormatHelp.extensions)", .text)
     static let filesFrom = Option("files-from", nil, "FILE", "read input paths from FILE, one per line ('-' is standard input)", .text)
     static let cache = Option("cache", nil, "DIR", "reuse outputs filed by content in DIR and file new ones there (default: $IMGPREP_CACHE)", .text)
 }
@@ -105,7 +105,7 @@ extension Option<ShardSpec> {
 }
 
 extension Flag {
-    static let lossless = Flag("lossless", nil, "lossless WebP (with --to webp)")
+    static let lossless = Flag("lossless", nil, "lossless \(Formats.list(OutputFormatHelp.withLosslessMode.map(\.writer.displayName))) (with --to \(Formats.list(OutputFormatHelp.withLosslessMode.map(\.rawValue))))")
     static let inPlace = Flag("in-place", nil, "replace each input atomically, keeping its permissions")
     static let stripLocation = Flag("strip-location", nil, "remove where the photo was taken: EXIF GPS, XMP and IPTC location fields; keep everything else")
     static let stripGPS = Flag("strip-gps", nil, "the same as --strip-location")

@@ -40,6 +40,23 @@ import Testing
         #expect(try Self.cachedFlags(other) == [false], "another build reused an entry: \(other.stdout)")
     }
 
+    /// --max-input-size only decides whether a file is read: an output made under one limit is the
+    /// same under another, so the cache serves it.
+    @Test func theInputSizeLimitIsNotPartOfTheKey() throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let cache = dir.appendingPathComponent("cache").path
+        func run(_ limit: String, _ out: String) throws -> TestSupport.Run {
+            let run = try Self.convert(["--cache", cache, "--json", "--max-input-size", limit,
+                                        "-o", dir.appendingPathComponent(out).path, Self.fixture])
+            #expect(run.status == 0, "\(run.stderr)")
+            return run
+        }
+        #expect(try Self.cachedFlags(run("1GB", "first")) == [false])
+        let second = try run("50MB", "second")
+        #expect(try Self.cachedFlags(second) == [true], "\(second.stdout)")
+    }
+
     @Test func theCacheKeyNamesTheDecoderPluginsAndZlib() {
         let versions = CodecVersions.all.joined(separator: "\n")
         #expect(versions.contains("decoder libde265") && versions.contains("zlib 1."), "\(versions)")

@@ -19,6 +19,9 @@ public struct BatchOptions: Sendable {
     /// Threads each picture uses, instead of what the pool decides from the idle cores (never changes
     /// the bytes; see Scheduling).
     public var threadsPerImage: Int?
+    /// Input files larger than this are refused before they are read (the batch reads them; the
+    /// pipeline never sees the limit, so it is not part of the settings or the cache key).
+    public var maxInputBytes = InputFile.defaultMaxBytes
 
     public init() {}
 }

@@ -101,13 +101,13 @@ public struct FileConverter: Sendable {
     /// then the file waits again for the larger amount.
     private func admitAndRead(_ path: String, scheduling: Scheduling) async throws -> ([UInt8], PrepareContext) {
         let (size, head) = try InputFile.sizeAndHead(path, count: MemoryEstimate.headBytes)
-        guard size <= settings.maxInputBytes else {
-            throw ImagePrepError(.tooLarge, "the file is \(size) bytes, over the --max-input-size limit of \(ByteSize.format(settings.maxInputBytes))")
+        guard size <= options.maxInputBytes else {
+            throw ImagePrepError(.tooLarge, "the file is \(size) bytes, over the --max-input-size limit of \(ByteSize.format(options.maxInputBytes))")
         }
         var estimate = MemoryEstimate.peak(ofHead: head, fileSize: size, settings: settings, threads: scheduling.threads)
         var ticket = await gate?.ticket(for: estimate)
         do {
-            let bytes = try InputFile.read(path, maxBytes: settings.maxInputBytes)
+            let bytes = try InputFile.read(path, maxBytes: options.maxInputBytes)
             let exact = MemoryEstimate.peak(of: bytes, settings: settings, threads: scheduling.threads)
             if exact > estimate, let held = ticket {
                 held.release()
@@ -122,9 +122,12 @@ public struct FileConverter: Sendable {
         }
     }
 
+    /// An input replaced in place must already be in the output format (the command line allows only
+    /// formats whose writer `replacesInPlace`).
     private func refuseInPlace(_ format: SniffedFormat) throws {
-        guard options.inPlace, format != .jpeg else { return }
-        throw ImagePrepError(.output, "--in-place replaces JPEG files only; this is \(format.name): use -o DIR")
+        let writer = settings.format.writer
+        guard options.inPlace, !writer.isSameFormat(as: format) else { return }
+        throw ImagePrepError(.output, "--in-place replaces \(writer.displayName) files only; this is \(format.name): use -o DIR")
     }
 
     static func skipReason(_ job: BatchJob, options: BatchOptions) -> String? {

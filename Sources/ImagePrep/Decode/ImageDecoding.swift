@@ -69,8 +69,8 @@ public struct ImageHeader: Sendable, Equatable {
     }
 }
 
-/// Reads one file format into pixels plus metadata. Chosen by `DecoderRegistry` from the sniffed
-/// format, never from the file name.
+/// Reads one file format into pixels plus metadata. Chosen by the sniffed format's reader
+/// (`Formats.readers`), never from the file name.
 public protocol ImageDecoding: Sendable {
     /// The picture's size from its headers alone.
     func header(of file: [UInt8]) throws -> ImageHeader
@@ -85,15 +85,7 @@ extension ImageDecoding {
     }
 }
 
-/// The decoder for each format imgprep reads.
+/// The decoder for each format imgprep reads, as its reader says.
 public enum DecoderRegistry {
-    public static func decoder(for format: SniffedFormat) -> any ImageDecoding {
-        switch format {
-        case .heif: HeifDecoder()
-        case .jpeg: JPEGDecoder()
-        case .png: PNGDecoder()
-        case .webp: WebPDecoder()
-        case .gif: GIFDecoder()
-        }
-    }
+    public static func decoder(for format: SniffedFormat) -> any ImageDecoding { format.reader.decoder }
 }

@@ -1,4 +1,4 @@
-/// Writes pixels plus metadata in one output format. Chosen by `EncoderRegistry` from the settings,
+/// Writes pixels plus metadata in one output format. Chosen by the format's writer from the settings,
 /// so the pipeline and the budget search never ask which format they are writing.
 public protocol ImageEncoding: Sendable {
     var format: OutputFormat { get }
@@ -67,7 +67,7 @@ public struct MetadataLimits: Sendable, Equatable {
     }
 }
 
-/// The encoder for each output format.
+/// The encoder for each output format, as its writer (`Formats.writers`) makes it from the settings.
 public enum EncoderRegistry {
     /// - Parameters:
     ///   - searching: the encoder serves a budget search (one fixed chroma setting throughout).
@@ -75,18 +75,6 @@ public enum EncoderRegistry {
     ///   - threads: what the encoder may use of the machine (never changes its bytes).
     public static func encoder(for settings: ConversionSettings, searching: Bool,
                                transposedBlocks: Bool = false, threads: Int = 1) -> any ImageEncoding {
-        switch settings.format {
-        case .jpeg:
-            var jpeg = settings.jpegSettings(searching: searching)
-            jpeg.transposedQuantization = transposedBlocks
-            return JPEGEncoder(settings: jpeg)
-        case .png:
-            return PNGEncoder(compressionLevel: settings.pngCompressionLevel)
-        case .webp:
-            return WebPEncoder(lossless: settings.lossless, threads: threads)
-        case .avif, .heic:
-            return HeifEncoder(codec: settings.format == .avif ? .av1 : .hevc,
-                               subsampling: settings.chromaSubsampling(searching: searching), threads: threads)
-        }
+        settings.format.writer.encoder(for: settings, searching: searching, transposedBlocks: transposedBlocks, threads: threads)
     }
 }

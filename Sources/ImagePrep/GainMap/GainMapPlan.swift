@@ -1,16 +1,17 @@
 /// Whether an output carries the source's gain map, and what the user is told when it does not.
 enum GainMapPlan {
     /// Only JPEG can carry a gain map with Debian 12's libraries (libheif 1.15 and libavif 0.11 write
-    /// no `tmap` item; PNG and WebP have no gain-map format).
+    /// no `tmap` item; PNG and WebP have no gain-map format): see each writer's `carriesGainMap`.
     static func writes(_ settings: ConversionSettings) -> Bool {
-        settings.hdr == .keep && settings.format == .jpeg
+        settings.hdr == .keep && settings.format.writer.carriesGainMap
     }
 
     /// Warnings for a gain map that the output leaves out.
     static func notes(_ reading: GainMapReading, written: Bool, settings: ConversionSettings) -> [String] {
         guard let origin = reading.origin, !written, settings.hdr == .keep else { return [] }
         if !writes(settings) {
-            return ["dropped the HDR gain map (\(origin.rawValue)): \(settings.format.rawValue.uppercased()) output cannot carry one here; wrote the SDR picture only (JPEG keeps it as Ultra HDR)"]
+            let keepers = Formats.writers.filter(\.carriesGainMap).map(\.displayName).joined(separator: " and ")
+            return ["dropped the HDR gain map (\(origin.rawValue)): \(settings.format.rawValue.uppercased()) output cannot carry one here; wrote the SDR picture only (\(keepers) keeps it as Ultra HDR)"]
         }
         if let headroom = reading.headroom, headroom <= 1 {
             return ["left out the HDR gain map (\(origin.rawValue)): its headroom is \(GainMapXMP.decimal(headroom)), so it brightens nothing"]

@@ -139,43 +139,43 @@ public enum ImageInspector {
         return description
     }
 
+    /// As the file's reader tells it (`ImageFormatReader.describe`).
     private static func describe(_ file: [UInt8], format: SniffedFormat) throws -> ImageDescription {
-        switch format {
-        case .heif(let major, let compatible):
-            return try inspectHeif(file, major: major, compatible: compatible)
-        case .jpeg:
-            let (width, height) = try JPEGDecoder.dimensions(of: file)
-            let (metadata, warnings) = JPEGMarkers.metadata(in: file)
-            var description = describe(metadata, format: "JPEG", width: width, height: height)
-            description.notes += warnings
-            let reading = JPEGGainMapReader.read(file, primaryEXIF: metadata.exif, decodes: false)
-            if let origin = reading.origin {
-                description.gainMap = GainMapSummary(reading, origin: origin, bytes: MultiPictureFormat.secondaryImages(in: file).first?.count)
-                description.notes += reading.warnings
-            } else if metadata.xmp.map(GainMapXMP.claimsGainMap) == true {
-                description.notes.append("the XMP says there is an Ultra HDR gain map, but the file holds none (imgprep removes the claim)")
-            }
-            return description
-        case .png:
-            return try inspectPNG(file)
-        case .webp:
-            let webp = try WebPContainer(file)
-            var description = describe(webp.metadata, format: "WebP (\(webp.kind.rawValue))", width: webp.width, height: webp.height)
-            description.hasAlpha = webp.hasAlpha
-            if webp.kind == .animated {
-                description.contents = ["\(webp.frameCount) frame\(webp.frameCount == 1 ? "" : "s") (kept in WebP output; the first is converted to other formats)"]
-                description.animation = AnimationSummary(frames: webp.frameCount, totalDuration: webp.totalDuration,
-                                                         plays: webp.loopCount, screen: PixelSize(width: webp.width, height: webp.height))
-            }
-            description.notes += webp.warnings
-            return description
-        case .gif:
-            return try inspectGIF(file)
+        try format.reader.describe(file, format: format)
+    }
+
+    /// From the segments alone, and the gain map's MPF index: no scan is decoded.
+    static func inspectJPEG(_ file: [UInt8]) throws -> ImageDescription {
+        let (width, height) = try JPEGDecoder.dimensions(of: file)
+        let (metadata, warnings) = JPEGMarkers.metadata(in: file)
+        var description = describe(metadata, format: "JPEG", width: width, height: height)
+        description.notes += warnings
+        let reading = JPEGGainMapReader.read(file, primaryEXIF: metadata.exif, decodes: false)
+        if let origin = reading.origin {
+            description.gainMap = GainMapSummary(reading, origin: origin, bytes: MultiPictureFormat.secondaryImages(in: file).first?.count)
+            description.notes += reading.warnings
+        } else if metadata.xmp.map(GainMapXMP.claimsGainMap) == true {
+            description.notes.append("the XMP says there is an Ultra HDR gain map, but the file holds none (imgprep removes the claim)")
         }
+        return description
+    }
+
+    /// From the RIFF chunks alone.
+    static func inspectWebP(_ file: [UInt8]) throws -> ImageDescription {
+        let webp = try WebPContainer(file)
+        var description = describe(webp.metadata, format: "WebP (\(webp.kind.rawValue))", width: webp.width, height: webp.height)
+        description.hasAlpha = webp.hasAlpha
+        if webp.kind == .animated {
+            description.contents = ["\(webp.frameCount) frame\(webp.frameCount == 1 ? "" : "s") (kept in WebP output; the first is converted to other formats)"]
+            description.animation = AnimationSummary(frames: webp.frameCount, totalDuration: webp.totalDuration,
+                                                     plays: webp.loopCount, screen: PixelSize(width: webp.width, height: webp.height))
+        }
+        description.notes += webp.warnings
+        return description
     }
 
     /// From the records alone: no frame is decoded.
-    private static func inspectGIF(_ file: [UInt8]) throws -> ImageDescription {
+    static func inspectGIF(_ file: [UInt8]) throws -> ImageDescription {
         let gif = try GIFDecoder.structure(of: file)
         let metadata = ImageMetadata(xmp: gif.xmp, icc: gif.icc, comments: gif.comments)
         let animated = gif.frameCount > 1
@@ -192,7 +192,7 @@ public enum ImageInspector {
     }
 
     /// From the chunks alone: a PNG's picture data is never inflated to learn its size.
-    private static func inspectPNG(_ file: [UInt8]) throws -> ImageDescription {
+    static func inspectPNG(_ file: [UInt8]) throws -> ImageDescription {
         var image = cic_png_image()
         defer { cic_png_image_free(&image) }
         var bitDepth: Int32 = 0
@@ -237,13 +237,13 @@ public enum ImageInspector {
         description.comments = metadata.comments.map { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
     }
 
-    private static func inspectHeif(_ file: [UInt8], major: String, compatible: [String]) throws -> ImageDescription {
+    static func inspectHeif(_ file: [UInt8], isAVIF: Bool, brands: [String]) throws -> ImageDescription {
         let context = try HeifContext(file, threads: 1)
         let handle = try context.primaryImage()
         defer { heif_image_handle_release(handle) }
         _ = try HeifDecoder.header(of: handle)   // what convert refuses, info refuses
-        var description = ImageDescription(format: major.hasPrefix("avi") || compatible.contains("avif") ? "AVIF" : "HEIF")
-        description.brands = [major] + compatible
+        var description = ImageDescription(format: isAVIF ? "AVIF" : "HEIF")
+        description.brands = brands
         description.width = Int(heif_image_handle_get_width(handle))
         description.height = Int(heif_image_handle_get_height(handle))
         description.bitDepth = Int(heif_image_handle_get_luma_bits_per_pixel(handle))

@@ -43,8 +43,6 @@ public struct ConversionSettings: Sendable, Codable {
     public var budget: ByteBudget?
     /// Inputs with more pixels are refused before decoding.
     public var maxPixels = 300_000_000
-    /// Input files larger than this are refused before they are read.
-    public var maxInputBytes = InputFile.defaultMaxBytes
     public init() {}
 }
 

@@ -3,15 +3,16 @@ import Foundation
 
 /// The libraries behind the decoders and the PNG compressor, as loaded: HEIC and AVIF pixels come from
 /// libheif's decoder plugins (libde265, dav1d, libaom), whose versions libheif's own does not tell, and
-/// PNG bytes from zlib. Part of the cache key with `LibraryVersions`.
-enum DecoderVersions {
-    static var all: [String] {
-        plugins() + [("libde265", "de265_get_version"), ("dav1d", "dav1d_version"), ("libaom", "aom_codec_version_str"),
-                     ("zlib", "zlibVersion")].map { name, call in "\(name) \(loadedVersion(call) ?? "not loaded")" }
-    }
+/// PNG bytes from zlib.
+extension CodecLibrary {
+    /// The names libheif gives its decoder plugins, which carry their versions ("decoder libde265 HEVC
+    /// decoder, version 1.0.11").
+    static let heifDecoderPlugins = CodecLibrary("libheif decoder plugins") { plugins().joined(separator: "; ") }
+    static let libde265 = loadedLibrary("libde265", versionCall: "de265_get_version")
+    static let dav1d = loadedLibrary("dav1d", versionCall: "dav1d_version")
+    static let libaom = loadedLibrary("libaom", versionCall: "aom_codec_version_str")
+    static let zlib = loadedLibrary("zlib", versionCall: "zlibVersion")
 
-    /// The names libheif gives its decoder plugins, which carry their versions ("libde265 HEVC decoder,
-    /// version 1.0.11").
     private static func plugins() -> [String] {
         var descriptors = [OpaquePointer?](repeating: nil, count: 32)
         let count = descriptors.withUnsafeMutableBufferPointer { buffer in
@@ -22,10 +23,12 @@ enum DecoderVersions {
         }
     }
 
-    /// A library's `const char *version(void)` call, found among the libraries this process has loaded.
-    private static func loadedVersion(_ symbol: String) -> String? {
-        guard let address = dlsym(UnsafeMutableRawPointer(bitPattern: 0), symbol) else { return nil }  // RTLD_DEFAULT
-        typealias VersionCall = @convention(c) () -> UnsafePointer<CChar>?
-        return unsafeBitCast(address, to: VersionCall.self)().map { String(cString: $0) }
+    /// A library whose `const char *version(void)` call is found among the libraries this process has loaded.
+    private static func loadedLibrary(_ name: String, versionCall symbol: String) -> CodecLibrary {
+        CodecLibrary(name) {
+            guard let address = dlsym(UnsafeMutableRawPointer(bitPattern: 0), symbol) else { return "not loaded" }  // RTLD_DEFAULT
+            typealias VersionCall = @convention(c) () -> UnsafePointer<CChar>?
+            return unsafeBitCast(address, to: VersionCall.self)().map { String(cString: $0) } ?? "not loaded"
+        }
     }
 }

@@ -28,11 +28,11 @@ public enum ImagePipeline {
         let format = try FormatSniffer.sniff(file).get()
         onStage(.decode)
         var settings = settings
-        // A JPEG that needs no new pixels is never decoded; one that does is never made worse (JPEGInput).
-        if format == .jpeg, settings.format == .jpeg, let kept = try JPEGInput.prepare(file, settings: &settings) { return kept }
-        if format == .webp, settings.format == .webp, let kept = try passThroughWebP(file, settings: settings) { return kept }
+        // An input already in the output format may need no new pixels (JPEGInput, passThroughWebP).
+        let outputFormat = settings.format.writer
+        if outputFormat.isSameFormat(as: format), let kept = try outputFormat.keepingInput(file, settings: &settings) { return kept }
 
-        let decoder = DecoderRegistry.decoder(for: format)
+        let decoder = format.reader.decoder
         let stored = try decoder.header(of: file)
         // Every size below is planned from the header (a HEIF item without `ispe` reads as 0x0 in libheif).
         try stored.check(maxPixels: settings.maxPixels)

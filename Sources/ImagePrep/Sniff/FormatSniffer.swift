@@ -10,48 +10,21 @@ public enum SniffedFormat: Sendable, Equatable {
     case gif
 
     /// How messages name it: "a HEIF image", "a JPEG image".
-    public var name: String {
-        switch self {
-        case .heif(let major, let compatible):
-            major.hasPrefix("avi") || compatible.contains("avif") ? "an AVIF image" : "a HEIF image"
-        case .jpeg: "a JPEG image"
-        case .png: "a PNG image"
-        case .webp: "a WebP image"
-        case .gif: "a GIF image"
-        }
-    }
+    public var name: String { reader.name(of: self) }
+
+    /// Everything imgprep knows about the format.
+    public var reader: any ImageFormatReader { Formats.reader(for: self) }
 }
 
 public enum FormatSniffer {
-    /// Brands that mark a file as a HEIF-family image libheif can open. A file qualifies when its
-    /// major brand or any compatible brand is one of these (iPhones put `heic` in the compatible list).
-    static let heifBrands: Set<String> = [
-        "heic", "heix", "heim", "heis", "hevc", "hevx", "hevm", "hevs",
-        "mif1", "mif2", "msf1", "miaf", "avif", "avis", "avio", "jpeg", "jpgs",
-    ]
-
     /// Identifies `bytes` (the whole file or at least its first few hundred bytes) or explains what
     /// the file looks like instead.
     public static func sniff(_ bytes: [UInt8]) -> Result<SniffedFormat, ImagePrepError> {
         if bytes.isEmpty { return .failure(notAnImage("the file is empty")) }
-        if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return .success(.jpeg) }
-        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .success(.png) }
-        // libwebp checks the chunks themselves: a damaged WebP is reported as such, not as "not an image".
-        if bytes.count >= 12, bytes.starts(with: Array("RIFF".utf8)), bytes[8..<12].elementsEqual("WEBP".utf8) {
-            return .success(.webp)
+        for reader in Formats.readers {
+            if let sniffed = reader.sniff(bytes) { return sniffed }
         }
-        if GIFStructure.signatures.contains(where: { bytes.starts(with: $0) }) { return .success(.gif) }
-        if let ftyp = FileTypeBox(bytes) {
-            let brands = [ftyp.major] + ftyp.compatible
-            if brands.contains("mif3") && !brands.contains(where: { heifBrands.contains($0) && $0 != "mif3" }) {
-                return .failure(ImagePrepError(.unsupported,
-                    "compact HEIF ('mini', brand mif3) is not supported by libheif 1.15"))
-            }
-            if brands.contains(where: heifBrands.contains) {
-                return .success(.heif(majorBrand: ftyp.major, compatibleBrands: ftyp.compatible))
-            }
-            return .failure(notAnImage(ftyp.videoDescription, brand: ftyp.major))
-        }
+        if let ftyp = FileTypeBox(bytes) { return .failure(notAnImage(ftyp.videoDescription, brand: ftyp.major)) }
         return .failure(notAnImage(describe(bytes)))
     }
 

@@ -3,13 +3,7 @@
 /// Bounds-checked throughout: a header it cannot read gives nil, never a trap.
 public enum HeaderProbe {
     public static func header(of file: [UInt8], format: SniffedFormat) -> ImageHeader? {
-        switch format {
-        case .heif: heif(file)
-        case .jpeg: jpeg(file)
-        case .png: png(file)
-        case .webp: webp(file)
-        case .gif: gif(file)
-        }
+        format.reader.probeHeader(file)
     }
 
     /// The logical screen and the number of frames (a walk over the records, skipping the image data).

@@ -1,20 +1,15 @@
-/// The output formats imgprep writes.
+/// The output formats imgprep writes: the value settings, JSON and the cache key name a format by.
+/// Everything else about a format comes from its writer (`Formats.writers`).
 public enum OutputFormat: String, Sendable, CaseIterable, Codable {
     case jpeg, png, webp, avif, heic
 
+    public var writer: any ImageFormatWriter { Formats.writer(for: self) }
+
     /// The extension outputs get (`IMG_1.HEIC` → `IMG_1.jpg`).
-    public var fileExtension: String { self == .jpeg ? "jpg" : rawValue }
+    public var fileExtension: String { fileExtensions.first ?? rawValue }
 
     /// Every extension that names this format, any letter case (`-o out.jpeg` is a JPEG file).
-    public var fileExtensions: [String] {
-        switch self {
-        case .jpeg: ["jpg", "jpeg", "jpe"]
-        case .png: ["png"]
-        case .webp: ["webp"]
-        case .avif: ["avif"]
-        case .heic: ["heic", "heif"]
-        }
-    }
+    public var fileExtensions: [String] { writer.fileExtensions }
 
     /// The format a file name's extension names, or nil.
     public init?(fileExtensionOf path: String) {
@@ -25,14 +20,14 @@ public enum OutputFormat: String, Sendable, CaseIterable, Codable {
         self = format
     }
 
-    /// `--quality` when none is given: what libvips, sharp, cwebp and heif-enc default to.
-    public var defaultQuality: Int {
-        switch self {
-        case .jpeg, .png: 85
-        case .webp: 80
-        case .avif, .heic: 50
-        }
+    /// The format a name given to `--to` names, any letter case (`jpg` is `jpeg`), or nil.
+    public init?(name: String) {
+        guard let format = OutputFormat.allCases.first(where: { $0.writer.names.contains(name.lowercased()) }) else { return nil }
+        self = format
     }
+
+    /// `--quality` when none is given: what libvips, sharp, cwebp and heif-enc default to.
+    public var defaultQuality: Int { writer.defaultQuality }
 }
 
 /// Where an input's output goes, decided from paths alone.

@@ -1,0 +1,13 @@
+/// GIF in (GIF87a, GIF89a): giflib, a still picture or an animation (kept in WebP output).
+struct GIFFormatReader: ImageFormatReader {
+    func sniff(_ bytes: [UInt8]) -> Result<SniffedFormat, ImagePrepError>? {
+        GIFStructure.signatures.contains(where: { bytes.starts(with: $0) }) ? .success(.gif) : nil
+    }
+    func reads(_ format: SniffedFormat) -> Bool { format == .gif }
+    func name(of format: SniffedFormat) -> String { "a GIF image" }
+    func probeHeader(_ file: [UInt8]) -> ImageHeader? { HeaderProbe.gif(file) }
+    var decoder: any ImageDecoding { GIFDecoder() }
+    func describe(_ file: [UInt8], format: SniffedFormat) throws -> ImageDescription { try ImageInspector.inspectGIF(file) }
+    /// giflib has no version call, and Debian 12's ships no version text: it is not in the cache key.
+    var libraries: [CodecLibrary] { [] }
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+/// AVIF out: libheif with libaom (AV1).
+struct AVIFFormatWriter: ImageFormatWriter {
+    var format: OutputFormat { .avif }
+    var displayName: String { "AVIF" }
+    var fileExtensions: [String] { ["avif"] }
+    /// What heif-enc defaults to.
+    var defaultQuality: Int { 50 }
+    var sizeModel: SizeModel { .avif }
+    func isSameFormat(as format: SniffedFormat) -> Bool { HEIFFormatReader.isAVIF(format) }
+    func encoder(for settings: ConversionSettings, searching: Bool, transposedBlocks: Bool, threads: Int) -> any ImageEncoding {
+        HeifEncoder(codec: .av1, subsampling: settings.chromaSubsampling(searching: searching), threads: threads)
+    }
+    var libraries: [CodecLibrary] { [.libheif, .av1Encoder] }
+}
+
+extension SizeModel {
+    /// libaom through libheif: the AV1 AC step of the cq-level ((100 - quality) * 63 + 50) / 100. libheif
+    /// maps AVIF qualities onto 64 cq-levels, so neighbouring qualities can give the same bytes.
+    public static let avif = SizeModel(
+        name: "avif",
+        scale: { q in
+            let cqLevel = cqLevel(q)
+            return av1Step(Double(cqLevel < 62 ? 4 * cqLevel : cqLevel == 62 ? 249 : 255))
+        },
+        sameSetting: { q in
+            var (lower, upper) = (q, q)
+            while lower > 1, cqLevel(lower - 1) == cqLevel(q) { lower -= 1 }
+            while upper < 100, cqLevel(upper + 1) == cqLevel(q) { upper += 1 }
+            return lower...upper
+        },
+        typicalSlope: -0.78, probeRatio: 0.95)
+
+    private static func cqLevel(_ quality: Int) -> Int { ((100 - quality) * 63 + 50) / 100 }
+
+    /// libaom's 8-bit AC step: the index plus 7 up to 95, then growing about 1.8% per index.
+    private static func av1Step(_ qindex: Double) -> Double {
+        qindex <= 95 ? max(qindex + 7, 4) : 102 * exp(0.018 * (qindex - 95))
+    }
+}

@@ -1,0 +1,41 @@
+/// HEIF-family in (HEIC, HEIF, AVIF and their sequence brands): libheif with its decoder plugins.
+struct HEIFFormatReader: ImageFormatReader {
+    /// Brands that mark a file as a HEIF-family image libheif can open. A file qualifies when its
+    /// major brand or any compatible brand is one of these (iPhones put `heic` in the compatible list).
+    static let brands: Set<String> = [
+        "heic", "heix", "heim", "heis", "hevc", "hevx", "hevm", "hevs",
+        "mif1", "mif2", "msf1", "miaf", "avif", "avis", "avio", "jpeg", "jpgs",
+    ]
+
+    /// An ISO-BMFF file type box with a HEIF brand. (Other ISO-BMFF files, movies mostly, are left to
+    /// the sniffer's description of what they are.)
+    func sniff(_ bytes: [UInt8]) -> Result<SniffedFormat, ImagePrepError>? {
+        guard let ftyp = FileTypeBox(bytes) else { return nil }
+        let all = [ftyp.major] + ftyp.compatible
+        if all.contains("mif3") && !all.contains(where: { Self.brands.contains($0) && $0 != "mif3" }) {
+            return .failure(ImagePrepError(.unsupported, "compact HEIF ('mini', brand mif3) is not supported by libheif 1.15"))
+        }
+        guard all.contains(where: Self.brands.contains) else { return nil }
+        return .success(.heif(majorBrand: ftyp.major, compatibleBrands: ftyp.compatible))
+    }
+    func reads(_ format: SniffedFormat) -> Bool {
+        if case .heif = format { true } else { false }
+    }
+    func name(of format: SniffedFormat) -> String { Self.isAVIF(format) ? "an AVIF image" : "a HEIF image" }
+    func probeHeader(_ file: [UInt8]) -> ImageHeader? { HeaderProbe.heif(file) }
+    var decoder: any ImageDecoding { HeifDecoder() }
+    func describe(_ file: [UInt8], format: SniffedFormat) throws -> ImageDescription {
+        try ImageInspector.inspectHeif(file, isAVIF: Self.isAVIF(format), brands: Self.brands(of: format))
+    }
+    var libraries: [CodecLibrary] { [.libheif, .heifDecoderPlugins, .libde265, .dav1d, .libaom] }
+
+    static func isAVIF(_ format: SniffedFormat) -> Bool {
+        guard case .heif(let major, let compatible) = format else { return false }
+        return major.hasPrefix("avi") || compatible.contains("avif")
+    }
+
+    static func brands(of format: SniffedFormat) -> [String] {
+        guard case .heif(let major, let compatible) = format else { return [] }
+        return [major] + compatible
+    }
+}

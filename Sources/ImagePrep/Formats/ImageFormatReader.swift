@@ -1,0 +1,21 @@
+/// One format imgprep reads: everything that knows it, in one place. The registry (`Formats.readers`)
+/// lists them; the sniffer, the batch's header probe, the pipeline's decoder choice and `info` ask the
+/// reader instead of asking which format they hold.
+public protocol ImageFormatReader: Sendable {
+    /// The format when `bytes` (the file's first bytes, or all of it) are one of this reader's files;
+    /// a failure when they are, but in a variant imgprep cannot read; nil when they are not.
+    func sniff(_ bytes: [UInt8]) -> Result<SniffedFormat, ImagePrepError>?
+    /// Whether `format` is one this reader handles.
+    func reads(_ format: SniffedFormat) -> Bool
+    /// How messages name a file of `format`: "a JPEG image".
+    func name(of format: SniffedFormat) -> String
+    /// The picture's header from a file's first bytes, without a codec library (nil when they do not tell):
+    /// what the batch's main process reads to plan memory before the whole file is read.
+    func probeHeader(_ file: [UInt8]) -> ImageHeader?
+    /// The decoder that turns a file into pixels plus metadata.
+    var decoder: any ImageDecoding { get }
+    /// What `info` tells of the file.
+    func describe(_ file: [UInt8], format: SniffedFormat) throws -> ImageDescription
+    /// The libraries whose versions decide the decoded pixels (part of the cache key).
+    var libraries: [CodecLibrary] { get }
+}

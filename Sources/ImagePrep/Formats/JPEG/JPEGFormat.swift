@@ -1,0 +1,48 @@
+import Foundation
+
+/// JPEG in: libjpeg-turbo, with the EXIF, XMP, ICC, IPTC, comments and gain maps its segments hold.
+struct JPEGFormatReader: ImageFormatReader {
+    func sniff(_ bytes: [UInt8]) -> Result<SniffedFormat, ImagePrepError>? {
+        bytes.starts(with: [0xFF, 0xD8, 0xFF]) ? .success(.jpeg) : nil
+    }
+    func reads(_ format: SniffedFormat) -> Bool { format == .jpeg }
+    func name(of format: SniffedFormat) -> String { "a JPEG image" }
+    func probeHeader(_ file: [UInt8]) -> ImageHeader? { HeaderProbe.jpeg(file) }
+    var decoder: any ImageDecoding { JPEGDecoder() }
+    func describe(_ file: [UInt8], format: SniffedFormat) throws -> ImageDescription { try ImageInspector.inspectJPEG(file) }
+    var libraries: [CodecLibrary] { [.libjpegTurbo] }
+}
+
+/// JPEG out: libjpeg-turbo; the only output that carries an HDR gain map (Ultra HDR), and the only one
+/// `--in-place` writes. A JPEG input that needs no new pixels keeps its DCT coefficients (JPEGInput).
+struct JPEGFormatWriter: ImageFormatWriter {
+    var format: OutputFormat { .jpeg }
+    var displayName: String { "JPEG" }
+    var names: [String] { ["jpeg", "jpg"] }
+    var fileExtensions: [String] { ["jpg", "jpeg", "jpe"] }
+    /// What libvips and sharp default to.
+    var defaultQuality: Int { 85 }
+    var replacesInPlace: Bool { true }
+    var carriesGainMap: Bool { true }
+    var sizeModel: SizeModel { .jpeg }
+    func isSameFormat(as format: SniffedFormat) -> Bool { format == .jpeg }
+    func keepingInput(_ file: [UInt8], settings: inout ConversionSettings) throws -> PreparedImage? {
+        try JPEGInput.prepare(file, settings: &settings)
+    }
+    func encoder(for settings: ConversionSettings, searching: Bool, transposedBlocks: Bool, threads: Int) -> any ImageEncoding {
+        var jpeg = settings.jpegSettings(searching: searching)
+        jpeg.transposedQuantization = transposedBlocks
+        return JPEGEncoder(settings: jpeg)
+    }
+    var libraries: [CodecLibrary] { [.libjpegTurbo] }
+}
+
+extension SizeModel {
+    /// libjpeg: the quantiser scale (jpeg_quality_scaling); photos fall roughly as scale^-0.55.
+    public static let jpeg = SizeModel(
+        name: "jpeg",
+        // jpeg_quality_scaling in percent, floored so logs stay finite.
+        scale: { q in max(q < 50 ? 5000 / Double(q) : Double(200 - 2 * q), 0.5) },
+        sameSetting: { q in q...q },
+        typicalSlope: -0.55, probeRatio: 1.01)
+}

@@ -1,0 +1,61 @@
+import Foundation
+
+/// WebP in: libwebp (lossy, lossless, extended with alpha, metadata chunks and animation).
+struct WebPFormatReader: ImageFormatReader {
+    /// RIFF with form type WEBP. libwebp checks the chunks themselves: a damaged WebP is reported as
+    /// such, not as "not an image".
+    func sniff(_ bytes: [UInt8]) -> Result<SniffedFormat, ImagePrepError>? {
+        bytes.count >= 12 && bytes.starts(with: Array("RIFF".utf8)) && bytes[8..<12].elementsEqual("WEBP".utf8) ? .success(.webp) : nil
+    }
+    func reads(_ format: SniffedFormat) -> Bool { format == .webp }
+    func name(of format: SniffedFormat) -> String { "a WebP image" }
+    func probeHeader(_ file: [UInt8]) -> ImageHeader? { HeaderProbe.webp(file) }
+    var decoder: any ImageDecoding { WebPDecoder() }
+    func describe(_ file: [UInt8], format: SniffedFormat) throws -> ImageDescription { try ImageInspector.inspectWebP(file) }
+    var libraries: [CodecLibrary] { [.libwebp] }
+}
+
+/// WebP out: libwebp, lossy or (`--lossless`) lossless; keeps alpha and animations. A WebP input within
+/// budget that needs no change is passed through.
+struct WebPFormatWriter: ImageFormatWriter {
+    var format: OutputFormat { .webp }
+    var displayName: String { "WebP" }
+    var fileExtensions: [String] { ["webp"] }
+    /// What cwebp defaults to.
+    var defaultQuality: Int { 80 }
+    var offersLosslessMode: Bool { true }
+    var sizeModel: SizeModel { .webp }
+    func isSameFormat(as format: SniffedFormat) -> Bool { format == .webp }
+    func keepingInput(_ file: [UInt8], settings: inout ConversionSettings) throws -> PreparedImage? {
+        try ImagePipeline.passThroughWebP(file, settings: settings)
+    }
+    func encoder(for settings: ConversionSettings, searching: Bool, transposedBlocks: Bool, threads: Int) -> any ImageEncoding {
+        WebPEncoder(lossless: settings.lossless, threads: threads)
+    }
+    var libraries: [CodecLibrary] { [.libwebp] }
+}
+
+extension SizeModel {
+    /// libwebp: the VP8 AC step of the quantiser index its quality maps to.
+    public static let webp = SizeModel(
+        name: "webp",
+        scale: { q in
+            // libwebp's QualityToCompression, then index = 127 * (1 - compression) (VP8SetSegmentParams).
+            let c = Double(q) / 100
+            let linear = c < 0.75 ? c * 2 / 3 : 2 * c - 1
+            return vp8Step(127 * (1 - pow(linear, 1.0 / 3)))
+        },
+        sameSetting: { q in q...q },
+        typicalSlope: -0.87, probeRatio: 0.97)
+
+    /// RFC 6386's AC dequantisation table as the lines it is made of (within 1%).
+    private static func vp8Step(_ index: Double) -> Double {
+        switch index {
+        case ..<55: 4 + max(index, 0)
+        case ..<84: 60 + 2 * (index - 55)
+        case ..<103: 119 + 3 * (index - 84)
+        case ..<119: 177 + 4 * (index - 103)
+        default: 245 + 5 * (min(index, 127) - 119)
+        }
+    }
+}
