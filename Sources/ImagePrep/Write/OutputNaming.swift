@@ -1,7 +1,23 @@
 /// The output formats imgprep writes: the value settings, JSON and the cache key name a format by.
 /// Everything else about a format comes from its writer (`Formats.writers`).
-public enum OutputFormat: String, Sendable, CaseIterable, Codable {
-    case jpeg, png, webp, avif, heic
+/// A struct rather than an enum so that a new format is declared in its own folder (`static let`
+/// beside its writer) and listed once in `Formats.writers`, with no case to add here.
+public struct OutputFormat: RawRepresentable, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
+    public let rawValue: String
+
+    /// Only the names of registered writers: an unknown name in a cache entry or a test is nil.
+    public init?(rawValue: String) {
+        guard Formats.writers.contains(where: { $0.format.rawValue == rawValue }) else { return nil }
+        self.rawValue = rawValue
+    }
+
+    /// For a writer's own `static let`.
+    init(declaring name: String) { rawValue = name }
+
+    /// Every format a writer is registered for, in help's order.
+    public static var allCases: [OutputFormat] { Formats.writers.map(\.format) }
+
+    public var description: String { rawValue }
 
     public var writer: any ImageFormatWriter { Formats.writer(for: self) }
 

@@ -39,3 +39,7 @@ extension SizeModel {
         qindex <= 95 ? max(qindex + 7, 4) : 102 * exp(0.018 * (qindex - 95))
     }
 }
+
+extension OutputFormat {
+    public static let avif = OutputFormat(declaring: "avif")
+}

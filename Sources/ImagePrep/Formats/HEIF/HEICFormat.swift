@@ -31,3 +31,7 @@ extension SizeModel {
         },
         typicalSlope: -0.85, probeRatio: 0.98)
 }
+
+extension OutputFormat {
+    public static let heic = OutputFormat(declaring: "heic")
+}

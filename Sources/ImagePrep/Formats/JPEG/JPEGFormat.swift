@@ -46,3 +46,7 @@ extension SizeModel {
         sameSetting: { q in q...q },
         typicalSlope: -0.55, probeRatio: 1.01)
 }
+
+extension OutputFormat {
+    public static let jpeg = OutputFormat(declaring: "jpeg")
+}

@@ -27,3 +27,7 @@ struct PNGFormatWriter: ImageFormatWriter {
     }
     var libraries: [CodecLibrary] { [.libpng, .zlib] }
 }
+
+extension OutputFormat {
+    public static let png = OutputFormat(declaring: "png")
+}

@@ -59,3 +59,7 @@ extension SizeModel {
         }
     }
 }
+
+extension OutputFormat {
+    public static let webp = OutputFormat(declaring: "webp")
+}
