@@ -177,38 +177,72 @@ show_command() {
 # R_FAIL ("1-2" when runs differ) and the non-zero exits of the worst run in R_EXIT.
 # CMD sees the inputs in the global array INPUTS.
 declare -A R_TIME R_CPU R_RSS R_FAIL R_EXIT R_CMD
+declare -A RUN_TIMES RUN_CPUS RUN_FAILS RUN_WORST RUN_EXITS   # the timed runs so far, per label
 IMGPREP_FAILS=0   # every input here is valid: imgprep failing one is a real error (exit 1 at the end)
 measure() {
-  local label=$1 out=$2; shift 2
-  local run t0 t1 maxrss times=() cpus=() fails=() rc missing worst=-1 exits=none lo hi
+  local label=$1 out=$2 run; shift 2
+  start_measure "$label" "$@"
+  for ((run = 1; run <= BENCH_RUNS; run++)); do timed_run "$label" "$out" "$@"; done
+  finish_measure "$label" "$out" "$@"
+}
+
+# measure_isolation LABEL OUTDIR CMD... : CMD as LABEL and the same CMD with IMGPREP_ISOLATION=off as
+# the in-process row, their timed runs taken in turn (one of each, BENCH_RUNS times), so the busy
+# moments of a shared machine fall on both alike; then what isolating costs, as isolation_cost says.
+measure_isolation() {
+  local label=$1 out=$2 run; shift 2
+  local alone=(env IMGPREP_ISOLATION=off "$@")
+  start_measure "$label" "$@"
+  start_measure "$IN_PROCESS" "${alone[@]}"
+  for ((run = 1; run <= BENCH_RUNS; run++)); do
+    timed_run "$label" "$out" "$@"
+    timed_run "$IN_PROCESS" "$out" "${alone[@]}"
+  done
+  finish_measure "$label" "$out" "$@"
+  finish_measure "$IN_PROCESS" "$out" "${alone[@]}"
+}
+
+# start_measure LABEL CMD... : forgets LABEL's earlier runs and records its command line.
+start_measure() {
+  local label=$1; shift
+  RUN_TIMES[$label]=; RUN_CPUS[$label]=; RUN_FAILS[$label]=; RUN_WORST[$label]=-1; RUN_EXITS[$label]=none
+  R_CMD[$label]=$(show_command "$@")
+}
+
+# timed_run LABEL OUTDIR CMD... : one timed run of CMD, added to LABEL's runs.
+timed_run() {
+  local label=$1 out=$2 t0 t1 rc missing; shift 2
   printf '%s\0' "${INPUTS[@]}" >"$TMP/inputs.lst"
   export OUT=$out BENCH_EXITS=$TMP/exits.tsv
-  R_CMD[$label]=$(show_command "$@")
-  for ((run = 1; run <= BENCH_RUNS; run++)); do
-    rm -rf "$out"; mkdir -p "$out"
-    : >"$BENCH_EXITS"
-    sync
-    ((BENCH_QUIET_WAIT > 0)) && wait_quiet
-    t0=$(date +%s%N)
-    /usr/bin/time -v -o "$TMP/time.txt" "$@" >"$TMP/last.out" 2>"$TMP/last.err"
-    rc=$?
-    t1=$(date +%s%N)
-    times+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", (b-a)/1e9}')")
-    # CPU seconds (user + system, all threads and children): far steadier than wall time on a shared machine.
-    cpus+=("$(awk -F': ' '/User time|System time/ {s += $2} END {printf "%.2f", s}' "$TMP/time.txt")")
-    missing=$((${#INPUTS[@]} - $(count_outputs "$out" "${INPUTS[@]}")))
-    fails+=("$missing")
-    # This run's exits: each rival process's, per file (the wrapper's list), or imgprep's one process's.
-    [[ $1 != xargs ]] && ((rc != 0)) && printf '%s\tall\n' "$rc" >"$BENCH_EXITS"
-    if (($(wc -l <"$BENCH_EXITS") > worst)); then
-      worst=$(wc -l <"$BENCH_EXITS"); exits=$(exit_words "$BENCH_EXITS")
-      [[ $1 != xargs ]] && exits=${exits% on 1 file}
-    fi
-    if ((rc != 0)); then
-      echo "  ($label: run $run exit $rc; first stderr lines:)" >&2
-      head -3 "$TMP/last.err" | sed 's/^/    /' >&2
-    fi
-  done
+  rm -rf "$out"; mkdir -p "$out"
+  : >"$BENCH_EXITS"
+  sync
+  ((BENCH_QUIET_WAIT > 0)) && wait_quiet
+  t0=$(date +%s%N)
+  /usr/bin/time -v -o "$TMP/time.txt" "$@" >"$TMP/last.out" 2>"$TMP/last.err"
+  rc=$?
+  t1=$(date +%s%N)
+  RUN_TIMES[$label]+=" $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", (b-a)/1e9}')"
+  # CPU seconds (user + system, all threads and children): far steadier than wall time on a shared machine.
+  RUN_CPUS[$label]+=" $(awk -F': ' '/User time|System time/ {s += $2} END {printf "%.2f", s}' "$TMP/time.txt")"
+  missing=$((${#INPUTS[@]} - $(count_outputs "$out" "${INPUTS[@]}")))
+  RUN_FAILS[$label]+=" $missing"
+  # This run's exits: each rival process's, per file (the wrapper's list), or imgprep's one process's.
+  [[ $1 != xargs ]] && ((rc != 0)) && printf '%s\tall\n' "$rc" >"$BENCH_EXITS"
+  if (($(wc -l <"$BENCH_EXITS") > RUN_WORST[$label])); then
+    RUN_WORST[$label]=$(wc -l <"$BENCH_EXITS"); RUN_EXITS[$label]=$(exit_words "$BENCH_EXITS")
+    [[ $1 != xargs ]] && RUN_EXITS[$label]=${RUN_EXITS[$label]% on 1 file}
+  fi
+  if ((rc != 0)); then
+    echo "  ($label: exit $rc; first stderr lines:)" >&2
+    head -3 "$TMP/last.err" | sed 's/^/    /' >&2
+  fi
+}
+
+# finish_measure LABEL OUTDIR CMD... : the medians of LABEL's runs, and its peak memory.
+finish_measure() {
+  local label=$1 out=$2 maxrss lo hi; shift 2
+  local times=(${RUN_TIMES[$label]}) cpus=(${RUN_CPUS[$label]}) fails=(${RUN_FAILS[$label]})
   # Peak memory of all the tool's processes together (imgprep's workers, xargs' children), from one
   # more, untimed run sampled every 5 ms: /usr/bin/time only knows the largest single process.
   rm -rf "$out"; mkdir -p "$out"; : >"$BENCH_EXITS"
@@ -218,7 +252,7 @@ measure() {
   R_RSS[$label]=$((${maxrss:-0} / 1024))
   lo=$(printf '%s\n' "${fails[@]}" | sort -n | head -1); hi=$(printf '%s\n' "${fails[@]}" | sort -n | tail -1)
   if ((lo == hi)); then R_FAIL[$label]=$hi; else R_FAIL[$label]="$lo-$hi"; fi
-  R_EXIT[$label]=$exits
+  R_EXIT[$label]=${RUN_EXITS[$label]}
   [[ $label == imgprep ]] && IMGPREP_FAILS=$((IMGPREP_FAILS + hi))
   echo "  $label: runs ${times[*]} s -> median ${R_TIME[$label]} s (CPU ${cpus[*]} s), peak RSS ${R_RSS[$label]} MB, failed files ${R_FAIL[$label]}, non-zero exits: ${R_EXIT[$label]}" >&2
 }
@@ -286,8 +320,7 @@ isolation_cost() {
 w1_full_size() {
   local name=${1:-"W1: HEIC → JPEG full size q85"} O=$TMP/out
   echo "== $name (${#INPUTS[@]} files)" >&2
-  measure imgprep "$O" "$IMGPREP" convert "${INPUTS[@]}" --to jpeg --quality 85 -o "$O" -j 2 --quiet
-  measure "$IN_PROCESS" "$O" env IMGPREP_ISOLATION=off "$IMGPREP" convert "${INPUTS[@]}" --to jpeg --quality 85 -o "$O" -j 2 --quiet
+  measure_isolation imgprep "$O" "$IMGPREP" convert "${INPUTS[@]}" --to jpeg --quality 85 -o "$O" -j 2 --quiet
   isolation_cost "$name"
   measure "vips copy" "$O" "${X2[@]}" 'vips copy "$1" "$OUT/$(basename "${1%.*}").jpg[Q=85]"'
   measure "heif-convert" "$O" "${X2[@]}" 'heif-convert --quiet -q 85 "$1" "$OUT/$(basename "${1%.*}").jpg"'
@@ -302,8 +335,7 @@ shrink_to() {
   local O=$TMP/out
   export EDGE=$1   # read inside the xargs sh -c snippets
   echo "== $2" >&2
-  measure imgprep "$O" "$IMGPREP" convert "${INPUTS[@]}" --to jpeg --quality 85 --max-dimension "$EDGE" -o "$O" -j 2 --quiet
-  measure "$IN_PROCESS" "$O" env IMGPREP_ISOLATION=off "$IMGPREP" convert "${INPUTS[@]}" --to jpeg --quality 85 --max-dimension "$EDGE" -o "$O" -j 2 --quiet
+  measure_isolation imgprep "$O" "$IMGPREP" convert "${INPUTS[@]}" --to jpeg --quality 85 --max-dimension "$EDGE" -o "$O" -j 2 --quiet
   isolation_cost "$3"
   measure "vipsthumbnail" "$O" "${X2[@]}" 'vipsthumbnail "$1" -s "${EDGE}x${EDGE}>" -o "$OUT/%s.jpg[Q=85]"'
   measure "ImageMagick convert -resize" "$O" "${X2[@]}" '"$CONVERT" "$1" -resize "${EDGE}x${EDGE}>" -quality 85 "$OUT/$(basename "${1%.*}").jpg"'
@@ -351,9 +383,8 @@ make_q95_jpegs() {
 w4_byte_budget() {
   local O=$TMP/out4 l f stem b q
   echo "== W4: JPEG q95 → ≤ $BUDGET bytes" >&2
-  measure imgprep "$O/imgprep" "$IMGPREP" compress --max-bytes "$BUDGET" "${INPUTS[@]}" -o "$O/imgprep" -j 2 --json
-  cp "$TMP/last.out" "$TMP/imgprep.json"
-  measure "$IN_PROCESS" "$O/imgprep" env IMGPREP_ISOLATION=off "$IMGPREP" compress --max-bytes "$BUDGET" "${INPUTS[@]}" -o "$O/imgprep" -j 2 --quiet
+  measure_isolation imgprep "$O/imgprep" "$IMGPREP" compress --max-bytes "$BUDGET" "${INPUTS[@]}" -o "$O/imgprep" -j 2 --json
+  cp "$TMP/last.out" "$TMP/imgprep.json"   # the in-process run's: the same files, qualities and encodes
   isolation_cost "W4: JPEG q95 → ≤ $BUDGET bytes"
   measure "ImageMagick jpeg:extent" "$O/im" "${X2[@]}" '"$CONVERT" "$1" -define jpeg:extent='"$BUDGET"' "$OUT/$(basename "$1")"'
   # jpegoptim -S keeps its source if it cannot shrink it; --force makes it always write the output.
@@ -752,6 +783,7 @@ head_emit "# Benchmark" "" \
   "- run: \`BENCH_RUNS=$BENCH_RUNS BENCH_WORKLOADS=\"$BENCH_WORKLOADS\" BENCH_QUIET_WAIT=$BENCH_QUIET_WAIT BENCH_200MP=$BENCH_200MP bash scripts/bench.sh\`, corpus \`$CORPUS\`" \
   "- each tool converts 2 files at a time: imgprep with \`-j 2\` (its worker processes), each rival through \`xargs -P 2\`, one process per file, as people run them; the command lines are under each table" \
   "- time: the median of the timed runs ($BENCH_RUNS per tool and workload), wall clock around the whole batch, and CPU time (user + system of all processes, steadier on a shared machine); before each run the script waits up to ${BENCH_QUIET_WAIT} s for the machine's other users to take less than 15% of the CPUs" \
+  "- isolation: imgprep's runs with worker processes and the same command in one process (\`IMGPREP_ISOLATION=off\`: the same threads per picture, the same memory gate) take turns, one run of each, so both meet the same moments of a shared machine" \
   "- peak RSS: all of the tool's processes together (imgprep: the main process and its workers; xargs: all its children), sampled every 5 ms in one more, untimed run; imgprep runs with its default \`--memory-limit\`" \
   "- failed files: the most inputs any timed run left without an output; non-zero exits: those of the run with the most, per file for a rival (\`exit 1 on 3 files\`, \`SIGSEGV on 1 file\`) and for imgprep's one process" \
   "- ratio: the tool's time over imgprep's (above 1: imgprep is faster)" "" \

@@ -31,7 +31,8 @@ func runBatch(_ options: BatchCommandOptions, command: String) async -> Int32 {
     let planner = JobPlanner(format: options.settings.format, outputDirectory: options.outputDirectory,
                              outputFile: options.outputFile, inPlace: options.batch.inPlace)
     let source = JobSource(arguments: options.paths, list: list, recursive: options.recursive,
-                           excluding: options.outputDirectory, planner: planner, shard: options.shard)
+                           excluding: options.outputDirectory, planner: planner, shard: options.shard,
+                           largestFirst: options.batch.jobs > 1)
     let cancellation = CancellationFlag()
     // Files are prepared in worker processes (this same binary, see main.swift): a crash or a hang in a
     // decoder costs one file, not the batch.

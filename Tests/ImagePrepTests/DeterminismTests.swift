@@ -82,3 +82,21 @@ import Testing
         #expect(alone[name] == batchOne[name], "\(format): alone differs from in a batch")
     }
 }
+
+/// libaom always gets two threads (`HeifEncoder.aomThreads`) because, through libheif, its bytes are the
+/// same for any count from two up: checked here on the libaom this build links, so an upgrade that breaks
+/// it fails this test before it breaks "same input, same bytes" for anyone pinning a different count.
+@Suite struct AV1ThreadsTests {
+    @Test func libaomWritesTheSameBytesOnTwoThreadsAsOnMore() throws {
+        let png = try DeterminismTests.photoLikePNG(width: 640, height: 480)
+        let decoded = try DecoderRegistry.decoder(for: .png).decode(png, options: DecodeOptions(maxPixels: 1 << 30))
+        var encoder = HeifEncoder(codec: .av1)
+        #expect(encoder.aomThreadsForTesting == 2)
+        let two = try encoder.encode(decoded.content, quality: 50, metadata: ImageMetadata())
+        for threads in [3, 4] {
+            encoder.aomThreadsForTesting = threads
+            let more = try encoder.encode(decoded.content, quality: 50, metadata: ImageMetadata())
+            #expect(more == two, "\(threads) threads wrote \(more.count) bytes, two threads \(two.count)")
+        }
+    }
+}

@@ -45,11 +45,14 @@ import Testing
         process.standardError = stderr
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        // The worker holding the slow file is the one whose memory grows past what a fixture needs.
+        // The worker holding the slow file is the one whose memory grows past what a fixture needs, once
+        // the whole file has arrived: a worker killed while the file is still on the pipe never saw it,
+        // and the file gets a fresh worker (the slow file, the largest, starts first at -j 2).
+        let fileSize = try #require(try FileManager.default.attributesOfItem(atPath: Self.slowJPEG)[.size] as? Int)
         var victim: pid_t?
         let deadline = Date().addingTimeInterval(30)
         while victim == nil && Date() < deadline && process.isRunning {
-            victim = TestSupport.children(of: process.processIdentifier).first { TestSupport.residentBytes($0) > 60 << 20 }
+            victim = TestSupport.children(of: process.processIdentifier).first { TestSupport.residentBytes($0) > fileSize + 60 << 20 }
             Thread.sleep(forTimeInterval: 0.002)
         }
         let killed = try #require(victim, "no worker ever held the slow file")

@@ -11,7 +11,7 @@ enum InputEvent: Sendable {
 }
 
 /// The jobs of a batch as they become known: the arguments first (directories walked one at a time
-/// with -r), then the paths of a list as they arrive on a pipe or from a file, each named and checked
+/// with -r; a short argument list starts with its largest pictures, see `LargestFirst`), then the paths of a list as they arrive on a pipe or from a file, each named and checked
 /// by a `JobPlanner` and, with `--shard`, kept only when in this shard. A thread of its own produces
 /// them at most a few hundred ahead of the batch, so the first file starts while the list is still
 /// being written, and memory follows the pool, not the list.
@@ -33,29 +33,41 @@ public final class JobSource: Sendable {
     private let channel: BoundedChannel<BatchJob>
     private let count = Atomic<Int>(0)
 
-    /// - Parameter excluding: a directory never to descend into (the output directory, so a second
-    ///   run of `-r . -o out` does not take its own outputs as inputs).
+    /// - Parameters:
+    ///   - excluding: a directory never to descend into (the output directory, so a second run of
+    ///     `-r . -o out` does not take its own outputs as inputs).
+    ///   - largestFirst: start a short argument list with its largest pictures (for more than one lane;
+    ///     one lane keeps the order given).
     public init(arguments: [String], list: List?, recursive: Bool, excluding: String?,
-                planner: JobPlanner, shard: ShardSpec? = nil) {
+                planner: JobPlanner, shard: ShardSpec? = nil, largestFirst: Bool = false) {
         let channel = BoundedChannel<BatchJob>(capacity: 256)
         self.channel = channel
         let walker = DirectoryWalker(excluding: excluding.map { RawPath.bytes(BatchPlan.canonicalPath($0)) })
         Thread.detachNewThread { [self] in
             var planner = planner
+            // The jobs of a short argument list, held back to start the largest first (nil: sent as planned).
+            var held: [BatchJob]? = largestFirst ? [] : nil
+            func send(_ job: BatchJob) {
+                count.add(1, ordering: .relaxed)
+                guard held != nil else { return channel.send(job) }
+                held?.append(job)
+                if let jobs = held, jobs.count > LargestFirst.maxJobs {
+                    held = nil
+                    jobs.forEach(channel.send)
+                }
+            }
             func inShard(_ input: InputPath) -> Bool { shard.map { $0.contains(ShardSpec.key(for: input)) } ?? true }
             func deliver(_ event: InputEvent) {
                 switch event {
                 case .unusable(let path, let reason):
                     guard inShard(InputPath(path: path)) else { return }
-                    count.add(1, ordering: .relaxed)
-                    channel.send(BatchJob(input: path, output: "", problem: ImagePrepError(.io, reason, stage: .sniff)))
+                    send(BatchJob(input: path, output: "", problem: ImagePrepError(.io, reason, stage: .sniff)))
                 case .inputs(let group):
                     // Every copy plans every input, so all shards agree on who claims an output first.
                     planner.expect(group)
                     for input in group {
                         guard let job = planner.job(for: input), inShard(input) else { continue }
-                        count.add(1, ordering: .relaxed)
-                        channel.send(job)
+                        send(job)
                     }
                 }
             }
@@ -63,6 +75,10 @@ public final class JobSource: Sendable {
             // The argument list is known whole, and so is each read of a list: announced before planning.
             planner.expect(files(arguments))
             for argument in arguments { Self.expand(argument, recursive: recursive, walker: walker, deliver) }
+            if let jobs = held {
+                held = nil
+                LargestFirst.ordered(jobs) { LargestFirst.pixels(of: $0.input) }.forEach(channel.send)
+            }
             if let list {
                 let failure = Self.read(list) { paths in
                     planner.expect(files(paths))
