@@ -72,7 +72,7 @@ import Testing
         // A name made of raw bytes: "x", 0xFF, 0x1B, "y.jpg".
         let raw: [UInt8] = [0x78, 0xFF, 0x1B, 0x79] + Array(".jpg".utf8)
         let path = dir.path + "/" + RawPath.decode(raw)
-        try RawPath.withCString(path) { cPath in
+        RawPath.withCString(path) { cPath in
             let fd = open(cPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
             #expect(fd >= 0)
             close(fd)
