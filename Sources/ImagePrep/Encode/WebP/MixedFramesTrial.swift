@@ -1,26 +1,27 @@
 internal import CWebP
 
 /// Whether an animation's frames are worth trying lossless as well as lossy. libwebp tries both ways on
-/// every frame of fewer than 194 colours, and on a dithered photo a lossless frame never wins: that
-/// trial cost four times the CPU of the lossy encode on a photo pan of 66 colours, for the same bytes.
-/// So the first frame is encoded both ways, quickly (method 0, lossless at effort 0), and mixed frames
-/// are kept only when its lossless size is at most `ratio` times its lossy size. Measured on 240x180
-/// photo pans and the animated test fixtures: photos 3.1-4.4, drawn animations 0.1-1.2, so 2 keeps
-/// every animation whose frames libwebp writes lossless (and the decision depends on the pixels only).
+/// every frame of fewer than 194 colours, and on a photo quantised to a GIF palette a lossless frame
+/// never wins: that trial cost four times the CPU of the lossy encode on a photo pan of 66 colours, for
+/// the same bytes. So the first frame is encoded both ways, quickly (lossy at method 0, lossless at
+/// method 1 and effort 25), and mixed frames are kept only when its lossless size is at most 1.5 times
+/// its lossy size. Measured on 240x180 photo pans (64 to 256 colours) and the animated test fixtures:
+/// at quality 80, photos 1.64 to 3.8 and drawn animations 0.19 to 1.0 (libwebp writes lossless frames
+/// for all of those but the one at 1.0); at quality 95 photos come under 1.5, and keep mixed frames.
+/// Method 0 lossless was cheaper but no guide: it missed the palette of a drawn animation (6x larger).
+/// The decision depends on the pixels and the quality only.
 enum MixedFramesTrial {
-    static let ratio = 2
-
     static func worthwhile(_ frame: PixelBuffer, quality: Int) throws -> Bool {
-        let lossless = try encodedSize(frame, quality: 0, lossless: true)
-        let lossy = try encodedSize(frame, quality: quality, lossless: false)
-        return lossless <= ratio * lossy
+        let lossless = try encodedSize(frame, quality: 25, method: 1, lossless: true)
+        let lossy = try encodedSize(frame, quality: quality, method: 0, lossless: false)
+        return 2 * lossless <= 3 * lossy
     }
 
-    /// The bytes libwebp writes for `image` at method 0, counted, not kept.
-    private static func encodedSize(_ image: PixelBuffer, quality: Int, lossless: Bool) throws -> Int {
-        var config = try WebPEncoder.config(quality: max(quality, 1), lossless: lossless, threads: 1)
+    /// The bytes libwebp writes for `image`, counted, not kept.
+    private static func encodedSize(_ image: PixelBuffer, quality: Int, method: Int32, lossless: Bool) throws -> Int {
+        var config = try WebPEncoder.config(quality: quality, lossless: lossless, threads: 1)
         config.quality = Float(quality)
-        config.method = 0
+        config.method = method
         var picture = WebPPicture()
         guard WebPPictureInit(&picture) != 0 else { throw ImagePrepError.library("libwebp", "version mismatch", kind: .unsupported) }
         defer { WebPPictureFree(&picture) }
