@@ -4,22 +4,24 @@ internal import CWebP
 /// every frame of fewer than 194 colours, and on a photo quantised to a GIF palette a lossless frame
 /// never wins: that trial cost four times the CPU of the lossy encode on a photo pan of 66 colours, for
 /// the same bytes. So the first frame is encoded both ways, quickly (lossy at method 0, lossless at
-/// method 1 and effort 25), and mixed frames are kept only when its lossless size is at most 1.5 times
+/// method 1 and effort 0), and mixed frames are kept only when its lossless size is at most 1.5 times
 /// its lossy size. Measured on 240x180 photo pans (64 to 256 colours) and the animated test fixtures:
-/// at quality 80, photos 1.64 to 3.8 and drawn animations 0.19 to 1.0 (libwebp writes lossless frames
-/// for all of those but the one at 1.0); at quality 95 photos come under 1.5, and keep mixed frames.
-/// Method 0 lossless was cheaper but no guide: it missed the palette of a drawn animation (6x larger).
+/// at quality 80, photos 1.74 to 4.4 and drawn animations 0.19 to 1.02 (libwebp writes lossless frames
+/// for all of those but the one at 1.02); at quality 95 some photos come under 1.5 and keep mixed
+/// frames. Lossless at method 0 missed the palette of a drawn animation (6x larger); effort 25 cost
+/// three times effort 0 (20 ms on a 240x180 frame) and separated the two kinds no better.
 /// The decision depends on the pixels and the quality only.
 enum MixedFramesTrial {
     static func worthwhile(_ frame: PixelBuffer, quality: Int) throws -> Bool {
-        let lossless = try encodedSize(frame, quality: 25, method: 1, lossless: true)
+        let lossless = try encodedSize(frame, quality: 0, method: 1, lossless: true)
         let lossy = try encodedSize(frame, quality: quality, method: 0, lossless: false)
         return 2 * lossless <= 3 * lossy
     }
 
     /// The bytes libwebp writes for `image`, counted, not kept.
     private static func encodedSize(_ image: PixelBuffer, quality: Int, method: Int32, lossless: Bool) throws -> Int {
-        var config = try WebPEncoder.config(quality: quality, lossless: lossless, threads: 1)
+        // The shared settings (they take qualities 1...100), then this trial's own effort.
+        var config = try WebPEncoder.config(quality: 1, lossless: lossless, threads: 1)
         config.quality = Float(quality)
         config.method = method
         var picture = WebPPicture()
