@@ -5,18 +5,20 @@ SWIFT ?= $(or $(shell command -v swift 2>/dev/null),$(wildcard /opt/swift/usr/bi
 PREFIX ?= /usr/local
 TEST_FLAGS ?=
 FUZZ_SECONDS ?= 60
-# One release build for build, test, install and docs: the same flags, so `make install` after `make test`
-# finds everything built. -enable-testing keeps @testable imports working in release.
+# The tests' release build. -enable-testing keeps @testable imports working in release.
 RELEASE_FLAGS := -c release -Xswiftc -enable-testing
-BIN := .build/release/imgprep
 # Where `make install` puts the man page and each shell's completions (each shell's own search path).
 MANDIR ?= $(PREFIX)/share/man/man1
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
-# The Debian package's binary: the Swift runtime linked in, built apart so it never invalidates .build/release.
+# The binary build, bench, install, demo and the Debian package use: the Swift runtime linked in, which
+# halves every process's start (8 ms of CPU, not 15-19: the dynamic linker binds Swift's and Foundation's
+# shared libraries at each start, and a batch starts its workers too). Built apart so it never invalidates
+# the tests' .build/release (Swift Testing has no static library, so the tests cannot link this way).
 STATIC_SCRATCH := .build/static
 STATIC_BIN := $(STATIC_SCRATCH)/release/imgprep
+BIN := $(STATIC_BIN)
 
 # Ubuntu (and its derivatives) name the libjpeg-turbo dev package differently from Debian.
 JPEG_DEV := $(shell grep -Eqs '^ID(_LIKE)?=.*ubuntu' /etc/os-release && echo libjpeg-turbo8-dev || echo libjpeg62-turbo-dev)
@@ -48,7 +50,7 @@ bench-deps:
 	$(call apt_install,$(BENCH_DEPS))
 
 build:
-	$(SWIFT) build $(RELEASE_FLAGS)
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(STATIC_SCRATCH) --product imgprep
 
 # A venv for the tests only, from PyPI: Pillow reads animations back (scripts/compare-animations.py) and
 # imagecodecs, which bundles libultrahdr, reads Ultra HDR JPEGs back (scripts/ultrahdr_reference.py).
@@ -85,7 +87,7 @@ fixtures: deps
 
 # Writes docs/benchmark.md, the whole page (machine, versions, command lines, every table); never edit it by hand.
 bench: bench-deps build
-	BENCH_TABLE=docs/benchmark.md bash scripts/bench.sh
+	IMGPREP=$(BIN) BENCH_TABLE=docs/benchmark.md bash scripts/bench.sh
 
 install: build
 	$(MAKE) --no-print-directory install-files INSTALL_BIN=$(BIN)
@@ -102,9 +104,8 @@ install-files:
 
 # imgprep_VERSION_amd64.deb for Debian 12: the Swift runtime linked in statically, Depends computed by
 # dpkg-shlibdeps from the binary (scripts/build-deb.sh).
-deb: deps
+deb: deps build
 	$(call apt_install,dpkg-dev)
-	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(STATIC_SCRATCH) --product imgprep
 	bash scripts/build-deb.sh $(STATIC_BIN)
 
 # Installs the package into a bare Debian 12 tree (debootstrap minbase, cached in .build/) with the

@@ -143,7 +143,9 @@ public struct FileConverter: Sendable {
     /// mmapped and returned at once (peak RSS at -j 2 on the corpus photos: 175 MB instead of 230-250).
     /// Pinning it also drops the trim threshold to 128 KB, so heaps were handed back and faulted in
     /// again for every small decoder buffer; 32 MB keeps those (a third less time in the kernel).
+    /// The threshold is 4 MB, not 1 MB: libwebp's lossless encoder allocates and fills a 1 MB hash table
+    /// for every frame it tries, and mmapped afresh each time that was most of an animation's page faults.
     public static func tuneAllocator() {
-        cic_tune_allocator(1 << 20, 32 << 20)
+        cic_tune_allocator(4 << 20, 32 << 20)
     }
 }

@@ -28,24 +28,28 @@ struct GIFCanvas {
         let area = clip(image)
         if image.disposal == .previous { saved = copy(area) }
         var row = [UInt8](repeating: 0, count: image.width)
-        let colours = palette.count / 3
+        let table = Self.rgbaTable(palette, transparentIndex: image.transparentIndex)
         for stored in 0..<image.height {
             try readRow(&row)
             let y = image.top + (image.interlaced ? Self.interlacedRow(stored, height: image.height) : stored)
             guard area.y.contains(y) else { continue }
-            pixels.withUnsafeMutableBufferPointer { canvas in
+            pixels.withUnsafeMutableBytes { canvas in
                 for x in area.x {
-                    let index = Int(row[x - image.left])
-                    if index == image.transparentIndex { continue }
-                    let at = (y * width + x) * 4
-                    if index < colours {
-                        canvas[at] = palette[index * 3]; canvas[at + 1] = palette[index * 3 + 1]; canvas[at + 2] = palette[index * 3 + 2]
-                    } else {
-                        canvas[at] = 0; canvas[at + 1] = 0; canvas[at + 2] = 0
-                    }
-                    canvas[at + 3] = 255
+                    let entry = table[Int(row[x - image.left])]
+                    if let entry { canvas.storeBytes(of: entry, toByteOffset: (y * width + x) * 4, as: UInt32.self) }
                 }
             }
+        }
+    }
+
+    /// Each of the 256 indices as the 4 bytes it draws (R, G, B, 255 in memory order), nil for the
+    /// transparent index; indices past the palette draw opaque black. Built once per frame.
+    static func rgbaTable(_ palette: [UInt8], transparentIndex: Int?) -> [UInt32?] {
+        (0..<256).map { index in
+            if index == transparentIndex { return nil }
+            guard index * 3 + 2 < palette.count else { return UInt32(255) << 24 }
+            let (r, g, b) = (UInt32(palette[index * 3]), UInt32(palette[index * 3 + 1]), UInt32(palette[index * 3 + 2]))
+            return (r | g << 8 | b << 16 | 255 << 24).littleEndian
         }
     }
 

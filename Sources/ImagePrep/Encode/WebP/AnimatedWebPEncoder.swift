@@ -10,7 +10,8 @@ struct AnimatedWebPEncoder {
         /// Tries every way to code each frame (both disposals of the previous frame) and keeps the smallest.
         var minimizeSize: Bool
         /// Lets each frame be lossy or lossless, whichever is smaller (lossy encodes only; libwebp tries
-        /// lossless only for frames of fewer than 194 colours, lossy only for 31 or more).
+        /// lossless only for frames of fewer than 194 colours, lossy only for 31 or more), when the
+        /// first frame says lossless can win (`MixedFramesTrial`).
         var allowMixed: Bool
         /// libwebp's method (0 fastest ... 6 smallest) for the frames of a lossy animation.
         var lossyMethod: Int32
@@ -39,7 +40,8 @@ struct AnimatedWebPEncoder {
         guard WebPAnimEncoderOptionsInit(&options) != 0 else { throw ImagePrepError.library("libwebpmux", "version mismatch", kind: .unsupported) }
         options.anim_params.loop_count = Int32(clamping: animation.loopCount)
         options.minimize_size = strategy.minimizeSize ? 1 : 0
-        options.allow_mixed = strategy.allowMixed && !lossless ? 1 : 0
+        let mixed = try strategy.allowMixed && !lossless && MixedFramesTrial.worthwhile(animation.frames[0].canvas, quality: quality)
+        options.allow_mixed = mixed ? 1 : 0
         guard let encoder = WebPAnimEncoderNew(Int32(width), Int32(height), &options) else {
             throw ImagePrepError.library("libwebpmux", "cannot start the animation encoder", kind: .unsupported)
         }
