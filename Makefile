@@ -62,8 +62,10 @@ testenv: deps
 	else echo "$(TESTENV) already has Pillow, numpy and imagecodecs"; fi
 
 # Release mode: the corpus tests decode and encode dozens of real photos, ~10x faster optimised.
-test: deps testenv
-	$(SWIFT) test $(RELEASE_FLAGS) $(TEST_FLAGS)
+# The CLI tests run the binary `make install` installs (so it is what is tested, and installing after
+# the tests builds nothing); the library tests link their own build.
+test: deps testenv build
+	IMGPREP_TEST_BINARY=$(CURDIR)/$(BIN) $(SWIFT) test $(RELEASE_FLAGS) $(TEST_FLAGS)
 
 # docs/cli.md and docs/imgprep.1 from the option tables (a test fails when the committed ones are stale).
 # A debug build: quick and incremental, and the text is the same.

@@ -4,11 +4,11 @@
 # that page is edited by hand.
 #
 #   make bench                                 # installs the tools, builds, runs this
-#   bash scripts/bench.sh                      # uses .build/release/imgprep, ../shared/corpus
+#   bash scripts/bench.sh                      # uses .build/static/release/imgprep (make build), ../shared/corpus
 #   IMGPREP=/path/imgprep CORPUS=/path BENCH_RUNS=5 bash scripts/bench.sh
 #
 # Env:
-#   IMGPREP      imgprep binary (default .build/release/imgprep, relative to the repo)
+#   IMGPREP      imgprep binary (default .build/static/release/imgprep, relative to the repo)
 #   CORPUS       corpus root (default ../shared/corpus, relative to the repo); read only, never copied
 #   BENCH_RUNS   timed runs per tool and workload; the table shows the median (default 3)
 #   BENCH_TABLE  where to write the page (default docs/benchmark.md; empty = don't write)
@@ -34,7 +34,7 @@ set -uo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$REPO"
-IMGPREP=${IMGPREP:-.build/release/imgprep}
+IMGPREP=${IMGPREP:-.build/static/release/imgprep}
 CORPUS=${CORPUS:-../shared/corpus}
 BENCH_RUNS=${BENCH_RUNS:-3}
 BENCH_TABLE=${BENCH_TABLE-docs/benchmark.md}

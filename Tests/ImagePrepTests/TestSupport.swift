@@ -15,8 +15,11 @@ enum TestSupport {
             .first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("MANIFEST.tsv").path) }
     }()
 
-    /// The imgprep binary SwiftPM built next to the test bundle.
+    /// The imgprep binary the CLI tests run: `make test` names the one it installs (IMGPREP_TEST_BINARY,
+    /// the Swift runtime linked in), so what ships is what is tested; otherwise the one SwiftPM built
+    /// next to the test bundle.
     static let binary: String = {
+        if let named = ProcessInfo.processInfo.environment["IMGPREP_TEST_BINARY"], !named.isEmpty { return named }
         var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for _ in 0..<4 {
             let candidate = directory.appendingPathComponent("imgprep").path
