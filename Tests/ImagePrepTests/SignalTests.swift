@@ -84,7 +84,12 @@ import Testing
         let cache = dir.appendingPathComponent("cache").path, out = dir.appendingPathComponent("out").path
         let first = try TestSupport.imgprep(["convert", "--cache", cache, "-o", out, Self.fixture], environment: TestSupport.environment())
         #expect(first.status == 0, "\(first.stderr)")
-        let entries = try FileManager.default.subpathsOfDirectory(atPath: cache).filter { $0.split(separator: "/").last?.count == 62 }
+        // An entry is XX/62 hex digits; the executables/ notes are named by inode and times, which can be 62 long too.
+        let entries = try FileManager.default.subpathsOfDirectory(atPath: cache).filter {
+            let parts = $0.split(separator: "/")
+            return parts.count == 2 && parts[0].count == 2 && parts[1].count == 62 && parts[1].allSatisfy(\.isHexDigit)
+        }
+        #expect(entries.count == 1, "\(entries)")
         let entry = "\(cache)/\(try #require(entries.first))"
         try FileManager.default.removeItem(atPath: entry)
         #expect(mkfifo(entry, 0o644) == 0)

@@ -54,15 +54,7 @@ struct AnimatedWebPEncoder {
             var picture = WebPPicture()
             guard WebPPictureInit(&picture) != 0 else { throw ImagePrepError.library("libwebp", "version mismatch", kind: .unsupported) }
             defer { WebPPictureFree(&picture) }
-            picture.width = Int32(width)
-            picture.height = Int32(height)
-            picture.use_argb = 1   // WebPAnimEncoder compares frames as ARGB
-            let image = frame.canvas
-            let imported = image.pixels.withUnsafeBufferPointer { pixels in
-                image.hasAlpha ? WebPPictureImportRGBA(&picture, pixels.baseAddress, Int32(image.rowBytes))
-                               : WebPPictureImportRGB(&picture, pixels.baseAddress, Int32(image.rowBytes))
-            }
-            guard imported != 0 else { throw WebPEncoder.encodeError(picture.error_code) }
+            try WebPEncoder.load(frame.canvas, argb: true, into: &picture)   // WebPAnimEncoder compares frames as ARGB
             guard WebPAnimEncoderAdd(encoder, &picture, Int32(timestamp), &config) != 0 else { throw Self.error(encoder) }
             timestamp += frame.duration
         }

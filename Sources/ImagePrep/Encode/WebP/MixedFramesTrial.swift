@@ -48,14 +48,7 @@ enum MixedFramesTrial {
         var picture = WebPPicture()
         guard WebPPictureInit(&picture) != 0 else { throw ImagePrepError.library("libwebp", "version mismatch", kind: .unsupported) }
         defer { WebPPictureFree(&picture) }
-        picture.width = Int32(image.width)
-        picture.height = Int32(image.height)
-        picture.use_argb = lossless ? 1 : 0
-        let imported = image.pixels.withUnsafeBufferPointer { pixels in
-            image.hasAlpha ? WebPPictureImportRGBA(&picture, pixels.baseAddress, Int32(image.rowBytes))
-                           : WebPPictureImportRGB(&picture, pixels.baseAddress, Int32(image.rowBytes))
-        }
-        guard imported != 0 else { throw WebPEncoder.encodeError(picture.error_code) }
+        try WebPEncoder.load(image, argb: lossless, into: &picture)
         var size = 0
         let encoded = withUnsafeMutablePointer(to: &size) { counter in
             picture.custom_ptr = UnsafeMutableRawPointer(counter)

@@ -75,14 +75,7 @@ public struct WebPEncoder: ImageEncoding {
         var picture = WebPPicture()
         guard WebPPictureInit(&picture) != 0 else { throw ImagePrepError.library("libwebp", "version mismatch", kind: .unsupported) }
         defer { WebPPictureFree(&picture) }
-        picture.width = Int32(image.width)
-        picture.height = Int32(image.height)
-        picture.use_argb = lossless ? 1 : 0
-        let imported = image.pixels.withUnsafeBufferPointer { pixels in
-            image.hasAlpha ? WebPPictureImportRGBA(&picture, pixels.baseAddress, Int32(image.rowBytes))
-                           : WebPPictureImportRGB(&picture, pixels.baseAddress, Int32(image.rowBytes))
-        }
-        guard imported != 0 else { throw Self.encodeError(picture.error_code) }
+        try Self.load(image, argb: lossless, into: &picture)
 
         var writer = WebPMemoryWriter()
         WebPMemoryWriterInit(&writer)
@@ -150,6 +143,19 @@ public struct WebPEncoder: ImageEncoding {
     }
 
     /// The one place a libwebp encoder error becomes a Swift error.
+    /// Copies `image` into an initialised `picture`, as ARGB (what the lossless coder and the animation
+    /// encoder work on) or as Y'CbCr (the lossy coder's).
+    static func load(_ image: PixelBuffer, argb: Bool, into picture: inout WebPPicture) throws {
+        picture.width = Int32(image.width)
+        picture.height = Int32(image.height)
+        picture.use_argb = argb ? 1 : 0
+        let imported = image.pixels.withUnsafeBufferPointer { pixels in
+            image.hasAlpha ? WebPPictureImportRGBA(&picture, pixels.baseAddress, Int32(image.rowBytes))
+                           : WebPPictureImportRGB(&picture, pixels.baseAddress, Int32(image.rowBytes))
+        }
+        guard imported != 0 else { throw encodeError(picture.error_code) }
+    }
+
     static func encodeError(_ code: WebPEncodingError) -> ImagePrepError {
         let reason = switch code {
         case VP8_ENC_ERROR_OUT_OF_MEMORY, VP8_ENC_ERROR_BITSTREAM_OUT_OF_MEMORY: "out of memory"
