@@ -8,6 +8,18 @@ import Testing
 @Suite struct ExifPatchTests {
     // MARK: Finding the TIFF block
 
+    /// Found by the exif fuzz target: IFD0 pointing at a GPS IFD twice kept one pointer after --strip-gps.
+    @Test func aSecondGPSPointerDoesNotSurviveStripping() {
+        let latitudeRef = HostileFiles.littleEndian16(1) + HostileFiles.littleEndian16(2) + HostileFiles.littleEndian(2) + Array("N\0\0\0".utf8)
+        let gpsIFD = HostileFiles.littleEndian16(1) + latitudeRef + HostileFiles.littleEndian(0)
+        let gpsAt: UInt32 = 8 + 2 + 2 * 12 + 4
+        let tiff = HostileFiles.tiff([.init(tag: 0x8825, type: 4, count: 1, value: gpsAt),
+                                      .init(tag: 0x8825, type: 4, count: 1, value: gpsAt)], tail: gpsIFD)
+        #expect(Exif.hasGPS(tiff))
+        let patched = try? Exif.patch(tiff, options: ExifPatchOptions(stripGPS: true))
+        #expect(patched.map { !Exif.hasGPS($0.tiff) } ?? true, "GPS survived: \(patched?.tiff ?? [])")
+    }
+
     @Test func findsTIFFInHeifExifItems() {
         let tiff = SampleTIFF().bytes()
         let exif = Array("Exif\0\0".utf8)

@@ -72,6 +72,10 @@ public enum Exif {
         var block = try TIFFBlock(tiff)
         var warnings: [String] = []
         let ifd0 = try block.directory(at: block.ifd0Offset, "IFD0")
+        // Tags in a directory are unique; a second GPS pointer would survive the strip that unlinks the first.
+        for tag in [TIFFBlock.gpsPointerTag, TIFFBlock.exifPointerTag] where ifd0.entries.filter({ $0.tag == tag }).count > 1 {
+            throw TIFFBlock.malformed("IFD0 lists tag 0x\(String(tag, radix: 16, uppercase: true)) more than once")
+        }
 
         if let orientation = options.orientation, let entry = ifd0.entry(0x0112) {
             // A stale Orientation would make viewers rotate pixels that are already upright.
