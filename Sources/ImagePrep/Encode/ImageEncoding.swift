@@ -52,6 +52,8 @@ extension ImageEncoding {
     public var keepsAnimation: Bool { false }
     /// libjpeg and libpng work a few rows at a time.
     public var workingBytesPerPixel: Int { 0 }
+    /// The format's own model, stated once beside its writer.
+    public var sizeModel: SizeModel { format.writer.sizeModel }
     public var pictureEncoder: any ImageEncoding { self }
     public func bytesBesidePicture(width: Int, height: Int) -> Int { 0 }
 }

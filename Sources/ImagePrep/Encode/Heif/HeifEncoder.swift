@@ -40,7 +40,6 @@ public struct HeifEncoder: ImageEncoding {
     public var metadataLimits: MetadataLimits { MetadataLimits() }
     /// libheif 1.15 writes EXIF and XMP items and the colr box; HEIF has no item type readers agree on for IPTC.
     public var carriedMetadata: Set<MetadataBlock> { [.exif, .xmp, .icc] }
-    public var sizeModel: SizeModel { codec == .av1 ? .avif : .heic }
     /// x265 spreads one picture over its pool with the same bytes; libaom's thread count is fixed (it
     /// would change the bytes), so AV1 trials run side by side instead.
     public var runsTrialsSideBySide: Bool { codec == .av1 }

@@ -16,7 +16,6 @@ public struct JPEGEncoder: ImageEncoding {
     }
     /// IPTC and comments go back where a JPEG keeps them (APP13, COM), byte for byte.
     public var carriedMetadata: Set<MetadataBlock> { Set(MetadataBlock.allCases) }
-    public var sizeModel: SizeModel { .jpeg }
 
     /// Transposed tables match a re-encode of the unturned file; the standard ones win on some pictures.
     public var alternative: (any ImageEncoding)? {

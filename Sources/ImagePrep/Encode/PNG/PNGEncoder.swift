@@ -15,7 +15,6 @@ public struct PNGEncoder: ImageEncoding {
     public var metadataLimits: MetadataLimits { MetadataLimits() }
     /// PNG has no chunk for IPTC (Photoshop resources); comments become `Comment` text chunks.
     public var carriedMetadata: Set<MetadataBlock> { [.exif, .xmp, .icc, .comment] }
-    public var sizeModel: SizeModel { .jpeg }   // never searched: PNG is lossless
 
     public func metadataBytes(_ metadata: ImageMetadata) -> Int {
         (metadata.exif?.count ?? 0) + (metadata.xmp?.count ?? 0) + (metadata.icc?.count ?? 0)

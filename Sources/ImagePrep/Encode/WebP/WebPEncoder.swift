@@ -27,7 +27,6 @@ public struct WebPEncoder: ImageEncoding {
     public var metadataLimits: MetadataLimits { MetadataLimits() }
     /// The WebP container has chunks for these three only.
     public var carriedMetadata: Set<MetadataBlock> { [.exif, .xmp, .icc] }
-    public var sizeModel: SizeModel { .webp }
     /// libwebp's Y'UV copy of the picture (1.5 bytes per pixel) and its token buffers: a worker peaked at
     /// 7.6-8.2 bytes per pixel in all, at 12 MP and 200 MP.
     public var workingBytesPerPixel: Int { 2 }
