@@ -8,9 +8,9 @@ let package = Package(
         .library(name: "ImagePrep", targets: ["ImagePrep"]),
     ],
     targets: [
-        .systemLibrary(
-            name: "CHeif", path: "Sources/CHeif", pkgConfig: "libheif",
-            providers: [.apt(["libheif-dev"])]),
+        // libheif is opened at first use, not linked: its constructors cost every process about 4 ms
+        // (Sources/CHeif/LazyHeif.c). Needs libheif-dev for heif.h.
+        .target(name: "CHeif", path: "Sources/CHeif", exclude: ["HeifFunctions.def"]),
         .systemLibrary(
             name: "CExif", path: "Sources/CExif", pkgConfig: "libexif",
             providers: [.apt(["libexif-dev"])]),

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Packs imgprep_VERSION_amd64.deb from a release binary built with --static-swift-stdlib (make deb).
 # The version comes from the binary (`imgprep --version`); Depends from dpkg-shlibdeps on the binary,
-# so it lists exactly the Debian libraries the binary links.
+# so it lists exactly the Debian libraries the binary links, plus libheif, which it opens at first use.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:?usage: build-deb.sh path/to/static/imgprep}
@@ -39,6 +39,11 @@ mkdir -p "$root/usr/share/doc/imgprep"
 printf 'Source: imgprep\n\nPackage: imgprep\nArchitecture: any\n' > "$work/debian/control"
 depends=$(cd "$work" && dpkg-shlibdeps -O -edebian/imgprep/usr/bin/imgprep | sed -n 's/^shlibs:Depends=//p')
 [ -n "$depends" ] || { echo "build-deb: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
+# libheif is opened at first use, not linked (Sources/CHeif/LazyHeif.c), so dpkg-shlibdeps cannot see
+# it: add it as its own shlibs file states it, as dpkg-shlibdeps would have.
+heif=$(awk '$1 == "libheif" && $2 == "1" {sub(/^[^ ]+ [^ ]+ /, ""); print}' "$(dpkg-query --control-path libheif1 shlibs)")
+[ -n "$heif" ] || { echo "build-deb: no shlibs entry for libheif.so.1 (is libheif1 installed?)" >&2; exit 1; }
+depends="$depends, $heif"
 
 cat > "$root/DEBIAN/control" <<CONTROL
 Package: imgprep

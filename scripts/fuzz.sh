@@ -21,7 +21,8 @@ root=$PWD
 seconds=${FUZZ_SECONDS:-60}
 targets=${FUZZ_TARGETS:-"sniff isobmff exif xmp jpeg-markers info gif pipeline"}
 build=$root/.build/fuzz
-# The system libraries imgprep links (as Package.swift does), by pkg-config name.
+# The system libraries imgprep builds against (as Package.swift does), by pkg-config name; libheif is
+# opened at first use (Sources/CHeif/LazyHeif.c), so it is not linked.
 packages="libheif libexif libpng libjpeg libturbojpeg libwebpmux libwebpdemux libwebp lcms2"
 # giflib has no pkg-config file on Debian 12 (Sources/CGif's module map links it the same way).
 giflib=-lgif
@@ -41,19 +42,25 @@ if [[ -x $build/imgprep-fuzz ]] && ! find Sources Fuzz Tests/ImagePrepTests/Fuzz
   echo "fuzz: $build/imgprep-fuzz is up to date"
 else
 echo "fuzz: building (AddressSanitizer + libFuzzer coverage)"
-# SwiftPM writes a module map for our C target; swiftc needs one of its own.
+# SwiftPM writes module maps for our C targets; swiftc needs its own.
 cat >"$build/include/module.modulemap" <<EOF
 module CImageCodecs {
     header "$root/Sources/CImageCodecs/include/CImageCodecs.h"
     export *
 }
+module CHeif {
+    header "$root/Sources/CHeif/include/CHeif.h"
+    export *
+}
 EOF
 rm -f "$build"/obj/*.o   # an object left from a deleted or renamed source would be linked too
-for source in Sources/CImageCodecs/*.c; do
-  "$clang" -fsanitize=fuzzer-no-link,address -O1 -g -fPIC -I Sources/CImageCodecs/include \
-    $(pkg-config --cflags $packages) -c "$source" -o "$build/obj/$(basename "$source" .c).o"
+for target in CImageCodecs CHeif; do
+  for source in Sources/$target/*.c; do
+    "$clang" -fsanitize=fuzzer-no-link,address -O1 -g -fPIC -I Sources/$target/include \
+      $(pkg-config --cflags $packages) -c "$source" -o "$build/obj/$(basename "$source" .c).o"
+  done
 done
-modules=(-I Sources/CHeif -I Sources/CExif -I Sources/CWebP -I Sources/CGif -I Sources/CLCMS -I "$build/include"
+modules=(-I Sources/CExif -I Sources/CWebP -I Sources/CGif -I Sources/CLCMS -I "$build/include"
   $(pkg-config --cflags-only-I libheif libexif libwebpmux lcms2 | sed 's/-I/-Xcc -I/g'))
 mapfile -t library < <(find Sources/ImagePrep -name '*.swift' | sort)
 "$swiftc" -module-name ImagePrep -parse-as-library -enable-testing -O -g -sanitize=fuzzer,address -wmo \
@@ -62,7 +69,7 @@ mapfile -t library < <(find Sources/ImagePrep -name '*.swift' | sort)
 # ld.gold warns about the sanitizer runtimes' symbol versions; harmless, so only errors are shown.
 "$swiftc" -module-name ImagePrepFuzz -parse-as-library -O -g -sanitize=fuzzer,address \
   "${modules[@]}" -I "$build" Fuzz/Harness.swift Tests/ImagePrepTests/FuzzTargets.swift "$build"/obj/*.o \
-  $(pkg-config --libs $packages) $giflib -o "$build/imgprep-fuzz" 2> >(grep -v 'warning' >&2)
+  $(pkg-config --libs ${packages/libheif /}) $giflib -o "$build/imgprep-fuzz" 2> >(grep -v 'warning' >&2)
 fi
 
 # ---- Seeds -----------------------------------------------------------------------------------

@@ -44,8 +44,10 @@ public final class OutputReuse: Sendable {
     public init(settings: ConversionSettings, cache: OutputCache?) {
         // Scheduling (threads) is not part of the settings: it changes the speed, never the bytes.
         self.fingerprint = (try? CacheKey.fingerprint(of: settings)) ?? []
-        // A cache outlives this build: its entries are filed under the executable's own digest too.
-        self.versions = CodecVersions.all + (cache.map { ["build \(BuildIdentity.digest(rememberedIn: $0.directory))"] } ?? [])
+        // A cache outlives this build: its entries are filed under the libraries' versions and the
+        // executable's own digest too. Within one run neither can change, so finding duplicates needs
+        // neither, and asking for versions would open libheif in a batch that has no HEIF file.
+        self.versions = cache.map { CodecVersions.all + ["build \(BuildIdentity.digest(rememberedIn: $0.directory))"] } ?? []
         self.cache = cache
     }
 

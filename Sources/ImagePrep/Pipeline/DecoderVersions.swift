@@ -7,11 +7,14 @@ import Foundation
 extension CodecLibrary {
     /// The names libheif gives its decoder plugins, which carry their versions ("decoder libde265 HEVC
     /// decoder, version 1.0.11").
-    static let heifDecoderPlugins = CodecLibrary("libheif decoder plugins") { plugins().joined(separator: "; ") }
-    static let libde265 = loadedLibrary("libde265", versionCall: "de265_get_version")
-    static let dav1d = loadedLibrary("dav1d", versionCall: "dav1d_version")
-    static let libaom = loadedLibrary("libaom", versionCall: "aom_codec_version_str")
-    static let zlib = loadedLibrary("zlib", versionCall: "zlibVersion")
+    static let heifDecoderPlugins = CodecLibrary("libheif decoder plugins") {
+        LibHeif.versionAfterLoading { plugins().joined(separator: "; ") }
+    }
+    // Loaded with libheif, which is opened at first use.
+    static let libde265 = CodecLibrary("libde265") { LibHeif.versionAfterLoading { loadedVersion("de265_get_version") } }
+    static let dav1d = CodecLibrary("dav1d") { LibHeif.versionAfterLoading { loadedVersion("dav1d_version") } }
+    static let libaom = CodecLibrary("libaom") { LibHeif.versionAfterLoading { loadedVersion("aom_codec_version_str") } }
+    static let zlib = CodecLibrary("zlib") { loadedVersion("zlibVersion") }
 
     private static func plugins() -> [String] {
         var descriptors = [OpaquePointer?](repeating: nil, count: 32)
@@ -23,12 +26,10 @@ extension CodecLibrary {
         }
     }
 
-    /// A library whose `const char *version(void)` call is found among the libraries this process has loaded.
-    private static func loadedLibrary(_ name: String, versionCall symbol: String) -> CodecLibrary {
-        CodecLibrary(name) {
-            guard let address = dlsym(UnsafeMutableRawPointer(bitPattern: 0), symbol) else { return "not loaded" }  // RTLD_DEFAULT
-            typealias VersionCall = @convention(c) () -> UnsafePointer<CChar>?
-            return unsafeBitCast(address, to: VersionCall.self)().map { String(cString: $0) } ?? "not loaded"
-        }
+    /// What a `const char *version(void)` call found among the libraries this process has loaded returns.
+    private static func loadedVersion(_ symbol: String) -> String {
+        guard let address = dlsym(UnsafeMutableRawPointer(bitPattern: 0), symbol) else { return "not loaded" }  // RTLD_DEFAULT
+        typealias VersionCall = @convention(c) () -> UnsafePointer<CChar>?
+        return unsafeBitCast(address, to: VersionCall.self)().map { String(cString: $0) } ?? "not loaded"
     }
 }

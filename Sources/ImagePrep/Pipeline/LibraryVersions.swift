@@ -15,7 +15,9 @@ public enum LibraryVersions {
 }
 
 extension CodecLibrary {
-    static let libheif = CodecLibrary("libheif") { heif_get_version().map { String(cString: $0) } ?? "unknown" }
+    static let libheif = CodecLibrary("libheif") {
+        LibHeif.versionAfterLoading { heif_get_version().map { String(cString: $0) } ?? "unknown" }
+    }
     static let libjpegTurbo = CodecLibrary("libjpeg-turbo") {
         text { cic_jpeg_version($0, $1) } ?? "unknown (no version text in the loaded library)"
     }
@@ -38,8 +40,8 @@ extension CodecLibrary {
     }
     /// The names libheif gives its encoder plugins carry the encoder's version (libaom's, x265's): AVIF
     /// and HEIC bytes depend on it, not only on libheif's.
-    static let av1Encoder = CodecLibrary("AV1 encoder") { encoderName(heif_compression_AV1) }
-    static let hevcEncoder = CodecLibrary("HEVC encoder") { encoderName(heif_compression_HEVC) }
+    static let av1Encoder = CodecLibrary("AV1 encoder") { LibHeif.versionAfterLoading { encoderName(heif_compression_AV1) } }
+    static let hevcEncoder = CodecLibrary("HEVC encoder") { LibHeif.versionAfterLoading { encoderName(heif_compression_HEVC) } }
 
     private static func encoderName(_ format: heif_compression_format) -> String {
         var descriptor: OpaquePointer?

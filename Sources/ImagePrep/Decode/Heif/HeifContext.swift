@@ -16,6 +16,7 @@ final class HeifContext {
 
     init(_ file: [UInt8], threads: Int) throws {
         try HeifReferenceLoops.check(file)  // libheif 1.15 would recurse until it aborts
+        try LibHeif.load()
         var (context, storage, error) = try Self.open(file, threads: threads)
         // libheif 1.15 rejects iPhone gain-map files over a reference shape it did not expect;
         // retry once with the references tidied (see HeifReferenceRepair).

@@ -58,6 +58,7 @@ public struct HeifEncoder: ImageEncoding {
         if codec == .hevc, min(picture.width, picture.height) < 16 {
             throw ImagePrepError(.unsupported, "HEIC output needs at least 16x16 pixels (x265's smallest block); this picture is \(picture.width)x\(picture.height)")
         }
+        try LibHeif.load()
         let image = try HeifInputImage(picture)
         if let icc = metadata.icc, !icc.isEmpty {
             try check(heif_image_set_raw_color_profile(image.pointer, "prof", icc, icc.count), "cannot attach the ICC profile", otherwise: .unsupported)
