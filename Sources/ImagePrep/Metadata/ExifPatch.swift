@@ -9,14 +9,24 @@ public struct ExifPatchOptions: Sendable, Equatable {
     public var stripGPS: Bool
     /// Largest acceptable block; the thumbnail is dropped to get under it (65527 for one JPEG APP1).
     public var maxBytes: Int?
+    public var thumbnail: ThumbnailChange
+
+    /// What becomes of IFD1's JPEG thumbnail.
+    public enum ThumbnailChange: Sendable, Equatable {
+        case keep
+        case drop
+        /// These JPEG bytes instead (a thumbnail turned upright), appended after everything else kept.
+        case replace([UInt8])
+    }
 
     public init(orientation: Int? = nil, pixelWidth: Int? = nil, pixelHeight: Int? = nil,
-                stripGPS: Bool = false, maxBytes: Int? = nil) {
+                stripGPS: Bool = false, maxBytes: Int? = nil, thumbnail: ThumbnailChange = .keep) {
         self.orientation = orientation
         self.pixelWidth = pixelWidth
         self.pixelHeight = pixelHeight
         self.stripGPS = stripGPS
         self.maxBytes = maxBytes
+        self.thumbnail = thumbnail
     }
 }
 
@@ -55,6 +65,25 @@ public enum Exif {
               let ifd0 = try? block.directory(at: block.ifd0Offset, "IFD0"),
               let entry = ifd0.entry(0x0112) else { return nil }
         return (try? block.integers(entry))??.first
+    }
+
+    /// Whether IFD0 links a next directory (IFD1, the thumbnail's); false when the block is unreadable.
+    public static func hasThumbnail(_ tiff: [UInt8]) -> Bool {
+        guard let block = try? TIFFBlock(tiff), let ifd0 = try? block.directory(at: block.ifd0Offset, "IFD0"),
+              let next = try? block.u32(at: ifd0.nextPointerPosition) else { return false }
+        return next != 0
+    }
+
+    /// The JPEG thumbnail's bytes (IFD1's JPEGInterchangeFormat and its length), or nil when there is
+    /// none, it is stored otherwise (strips) or its offsets do not lie inside the block.
+    public static func thumbnailJPEG(in tiff: [UInt8]) -> [UInt8]? {
+        guard let block = try? TIFFBlock(tiff), let ifd0 = try? block.directory(at: block.ifd0Offset, "IFD0"),
+              let ifd1Offset = try? block.u32(at: ifd0.nextPointerPosition), ifd1Offset != 0,
+              let ifd1 = try? block.directory(at: ifd1Offset, "IFD1"),
+              let startEntry = ifd1.entry(0x0201), let lengthEntry = ifd1.entry(0x0202),
+              let start = (try? block.integers(startEntry))??.first, let length = (try? block.integers(lengthEntry))??.first,
+              start >= 8, length > 0, length <= tiff.count - start else { return nil }
+        return Array(tiff[start..<(start + length)])
     }
 
     /// Whether IFD0 links a GPS directory; true also when the block is unreadable, since GPS cannot be ruled out.
@@ -97,6 +126,15 @@ public enum Exif {
 
         if options.stripGPS, let pointer = ifd0.entry(TIFFBlock.gpsPointerTag) {
             try stripGPS(&block, ifd0: ifd0, pointer: pointer)
+        }
+
+        switch options.thumbnail {
+        case .keep: break
+        case .drop: _ = try dropThumbnail(&block)
+        case .replace(let jpeg):
+            if try !replaceThumbnail(&block, with: jpeg), try dropThumbnail(&block) {
+                warnings.append("dropped the EXIF thumbnail: its directory has no room for an upright one")
+            }
         }
 
         // Bytes past every structure (padding, a maker's unreferenced preview: 178 KB on a Xiaomi HEIC)
@@ -152,6 +190,28 @@ public enum Exif {
             block.bytes.removeSubrange(end...)
         }
         return hadThumbnail
+    }
+
+    /// Points IFD1 at `jpeg`, appended after everything else the block keeps. The old thumbnail's bytes
+    /// are trimmed with the rest when nothing kept lies after them. Returns false, leaving IFD1 for the
+    /// caller to drop, when its offset or length fields cannot hold the new values.
+    private static func replaceThumbnail(_ block: inout TIFFBlock, with jpeg: [UInt8]) throws -> Bool {
+        let ifd0 = try block.directory(at: block.ifd0Offset, "IFD0")
+        let ifd1Offset = try block.u32(at: ifd0.nextPointerPosition)
+        guard ifd1Offset != 0 else { return true }
+        let ifd1 = try block.directory(at: ifd1Offset, "IFD1")
+        let structures = [ifd0.byteRange, ifd1.byteRange]
+        guard let startEntry = ifd1.entry(0x0201), let lengthEntry = ifd1.entry(0x0202),
+              try block.setFirstInteger(0, of: lengthEntry, avoiding: structures) else { return false }
+        // With its length at 0 the old thumbnail no longer counts as referenced.
+        if let end = try endOfReferencedData(block), end < block.bytes.count {
+            block.bytes.removeSubrange(end...)
+        }
+        if block.bytes.count % 2 == 1 { block.bytes.append(0) }   // TIFF values start on a word boundary
+        let start = block.bytes.count
+        block.bytes += jpeg
+        return try block.setFirstInteger(start, of: startEntry, avoiding: structures)
+            && block.setFirstInteger(jpeg.count, of: lengthEntry, avoiding: structures)
     }
 
     /// The end of the last byte any directory (IFD1 and its JPEG thumbnail included) uses, or nil when

@@ -27,7 +27,7 @@ enum OutputMetadata {
         guard let exif else { return nil }
         let options = ExifPatchOptions(
             orientation: 1, pixelWidth: width, pixelHeight: height, stripGPS: settings.stripLocation,
-            maxBytes: limits.exifBytes)
+            maxBytes: limits.exifBytes, thumbnail: ExifThumbnail.change(for: exif, warnings: &warnings))
         do {
             let patched = try Exif.patch(exif, options: options)
             warnings += patched.warnings
