@@ -202,6 +202,18 @@ measure_isolation() {
   finish_measure "$IN_PROCESS" "$out" "${alone[@]}"
 }
 
+# measure_interleaved RUNS SPEC... : several tools measured as measure does, RUNS timed runs each,
+# taken in turn (one run of every tool, then the next round), so a shared machine's busy moments and
+# drift fall on all of them alike. Each SPEC names an array holding LABEL OUTDIR CMD...
+measure_interleaved() {
+  local runs=$1 run spec; shift
+  for spec; do local -n tool_spec=$spec; start_measure "${tool_spec[0]}" "${tool_spec[@]:2}"; unset -n tool_spec; done
+  for ((run = 1; run <= runs; run++)); do
+    for spec; do local -n tool_spec=$spec; timed_run "${tool_spec[@]}"; unset -n tool_spec; done
+  done
+  for spec; do local -n tool_spec=$spec; finish_measure "${tool_spec[@]}"; unset -n tool_spec; done
+}
+
 # start_measure LABEL CMD... : forgets LABEL's earlier runs and records its command line.
 start_measure() {
   local label=$1; shift
@@ -682,12 +694,15 @@ gif_workload() {
   for f in "$REPO"/Tests/Fixtures/gif/{orbit,wave,stripes,disposal}.gif; do [[ -f $f ]] && cp "$f" "$dir/"; done
   INPUTS=("$dir"/*.gif)
   echo "== GIF: animated GIF → animated WebP (${#INPUTS[@]} files)" >&2
-  measure imgprep "$O/imgprep" "$IMGPREP" convert "${INPUTS[@]}" --to webp --quality 80 -o "$O/imgprep" -j 2 --quiet
-  measure "gif2webp -lossy" "$O/gif2webp" "${X2[@]}" 'gif2webp -quiet -lossy -q 80 "$1" -o "$OUT/$(basename "${1%.*}").webp"'
-  measure "gif2webp -mixed" "$O/gif2webp-mixed" "${X2[@]}" 'gif2webp -quiet -mixed -q 80 "$1" -o "$OUT/$(basename "${1%.*}").webp"'
-  measure "vips copy" "$O/vips" "${X2[@]}" 'vips copy "$1[n=-1]" "$OUT/$(basename "${1%.*}").webp[Q=80]"'
-  measure "imgprep --lossless" "$O/imgprep-ll" "$IMGPREP" convert "${INPUTS[@]}" --to webp --lossless -o "$O/imgprep-ll" -j 2 --quiet
-  measure "gif2webp (lossless)" "$O/gif2webp-ll" "${X2[@]}" 'gif2webp -quiet "$1" -o "$OUT/$(basename "${1%.*}").webp"'
+  # A run takes a fifth of a second, so a moment of a busy neighbour weighs on one tool's runs: three
+  # times the runs, every tool taken in turn.
+  local lossy=(imgprep "$O/imgprep" "$IMGPREP" convert "${INPUTS[@]}" --to webp --quality 80 -o "$O/imgprep" -j 2 --quiet)
+  local g2w_lossy=("gif2webp -lossy" "$O/gif2webp" "${X2[@]}" 'gif2webp -quiet -lossy -q 80 "$1" -o "$OUT/$(basename "${1%.*}").webp"')
+  local g2w_mixed=("gif2webp -mixed" "$O/gif2webp-mixed" "${X2[@]}" 'gif2webp -quiet -mixed -q 80 "$1" -o "$OUT/$(basename "${1%.*}").webp"')
+  local vips=("vips copy" "$O/vips" "${X2[@]}" 'vips copy "$1[n=-1]" "$OUT/$(basename "${1%.*}").webp[Q=80]"')
+  local lossless=("imgprep --lossless" "$O/imgprep-ll" "$IMGPREP" convert "${INPUTS[@]}" --to webp --lossless -o "$O/imgprep-ll" -j 2 --quiet)
+  local g2w_lossless=("gif2webp (lossless)" "$O/gif2webp-ll" "${X2[@]}" 'gif2webp -quiet "$1" -o "$OUT/$(basename "${1%.*}").webp"')
+  measure_interleaved $((3 * BENCH_RUNS)) lossy g2w_lossy g2w_mixed vips lossless g2w_lossless
   table "GIF: animated GIF → animated WebP, q80 and lossless (${#INPUTS[@]} files)" imgprep imgprep "gif2webp -lossy" "gif2webp -mixed" "vips copy" "imgprep --lossless" "gif2webp (lossless)"
   headline "GIF (animated GIF to animated WebP q80)" "gif2webp -lossy" "gif2webp -mixed" "vips copy"
   [[ -x $REPO/.venv-test/bin/python ]] || { emit ""; emit "(no test venv: bytes and PSNR not measured; run make testenv)"; return; }
@@ -782,7 +797,7 @@ head_emit "# Benchmark" "" \
   "## Method" "" \
   "- run: \`BENCH_RUNS=$BENCH_RUNS BENCH_WORKLOADS=\"$BENCH_WORKLOADS\" BENCH_QUIET_WAIT=$BENCH_QUIET_WAIT BENCH_200MP=$BENCH_200MP bash scripts/bench.sh\`, corpus \`$CORPUS\`" \
   "- each tool converts 2 files at a time: imgprep with \`-j 2\` (its worker processes), each rival through \`xargs -P 2\`, one process per file, as people run them; the command lines are under each table" \
-  "- time: the median of the timed runs ($BENCH_RUNS per tool and workload), wall clock around the whole batch, and CPU time (user + system of all processes, steadier on a shared machine); before each run the script waits up to ${BENCH_QUIET_WAIT} s for the machine's other users to take less than 15% of the CPUs" \
+  "- time: the median of the timed runs ($BENCH_RUNS per tool and workload; for GIF, whose runs are short, $((3 * BENCH_RUNS)), every tool taken in turn), wall clock around the whole batch, and CPU time (user + system of all processes, steadier on a shared machine); before each run the script waits up to ${BENCH_QUIET_WAIT} s for the machine's other users to take less than 15% of the CPUs" \
   "- isolation: imgprep's runs with worker processes and the same command in one process (\`IMGPREP_ISOLATION=off\`: the same threads per picture, the same memory gate) take turns, one run of each, so both meet the same moments of a shared machine" \
   "- peak RSS: all of the tool's processes together (imgprep: the main process and its workers; xargs: all its children), sampled every 5 ms in one more, untimed run; imgprep runs with its default \`--memory-limit\`" \
   "- failed files: the most inputs any timed run left without an output; non-zero exits: those of the run with the most, per file for a rival (\`exit 1 on 3 files\`, \`SIGSEGV on 1 file\`) and for imgprep's one process" \
