@@ -258,6 +258,7 @@ finish_measure() {
   # Peak memory of all the tool's processes together (imgprep's workers, xargs' children), from one
   # more, untimed run sampled every 5 ms: /usr/bin/time only knows the largest single process.
   rm -rf "$out"; mkdir -p "$out"; : >"$BENCH_EXITS"
+  export OUT=$out   # the rivals' snippets write there; measure_interleaved's last run set another tool's
   maxrss=$(python3 "$REPO/scripts/peak-rss.py" "$@" 2>&1 >/dev/null | awk '/^peak-rss:/ {print $2}')
   R_TIME[$label]=$(printf '%s\n' "${times[@]}" | median)
   R_CPU[$label]=$(printf '%s\n' "${cpus[@]}" | median)
