@@ -141,7 +141,6 @@ public struct WebPEncoder: ImageEncoding {
         throw ImagePrepError.library("libwebpmux", "\(what): \(reason)", kind: .unsupported)
     }
 
-    /// The one place a libwebp encoder error becomes a Swift error.
     /// Copies `image` into an initialised `picture`, as ARGB (what the lossless coder and the animation
     /// encoder work on) or as Y'CbCr (the lossy coder's).
     static func load(_ image: PixelBuffer, argb: Bool, into picture: inout WebPPicture) throws {
@@ -155,6 +154,7 @@ public struct WebPEncoder: ImageEncoding {
         guard imported != 0 else { throw encodeError(picture.error_code) }
     }
 
+    /// The one place a libwebp encoder error becomes a Swift error.
     static func encodeError(_ code: WebPEncodingError) -> ImagePrepError {
         let reason = switch code {
         case VP8_ENC_ERROR_OUT_OF_MEMORY, VP8_ENC_ERROR_BITSTREAM_OUT_OF_MEMORY: "out of memory"
