@@ -171,40 +171,18 @@ show_command() {
   printf '%s ' "${out[@]}" | sed -e "s|$TMP|/tmp/bench|g" -e 's/ $//'
 }
 
-# measure LABEL OUTDIR CMD... : runs CMD BENCH_RUNS times (OUTDIR emptied before each run) and stores
-# the median wall seconds in R_TIME[LABEL], the median CPU seconds in R_CPU, the peak RSS (MB) in
-# R_RSS and, from the timed runs themselves, the most inputs any run left without an output in
-# R_FAIL ("1-2" when runs differ) and the non-zero exits of the worst run in R_EXIT.
-# CMD sees the inputs in the global array INPUTS.
+# Every workload measures its tools with measure_interleaved: each tool is an array (a "spec") holding
+# LABEL OUTDIR CMD...; OUTDIR is emptied before each run, and CMD sees the inputs in the global array
+# INPUTS. For each LABEL it stores the median wall seconds in R_TIME[LABEL], the median CPU seconds in
+# R_CPU, the peak RSS (MB) in R_RSS and, from the timed runs themselves, the most inputs any run left
+# without an output in R_FAIL ("1-2" when runs differ) and the non-zero exits of the worst run in R_EXIT.
 declare -A R_TIME R_CPU R_RSS R_FAIL R_EXIT R_CMD
 declare -A RUN_TIMES RUN_CPUS RUN_FAILS RUN_WORST RUN_EXITS   # the timed runs so far, per label
 IMGPREP_FAILS=0   # every input here is valid: imgprep failing one is a real error (exit 1 at the end)
-measure() {
-  local label=$1 out=$2 run; shift 2
-  start_measure "$label" "$@"
-  for ((run = 1; run <= BENCH_RUNS; run++)); do timed_run "$label" "$out" "$@"; done
-  finish_measure "$label" "$out" "$@"
-}
 
-# measure_isolation LABEL OUTDIR CMD... : CMD as LABEL and the same CMD with IMGPREP_ISOLATION=off as
-# the in-process row, their timed runs taken in turn (one of each, BENCH_RUNS times), so the busy
-# moments of a shared machine fall on both alike; then what isolating costs, as isolation_cost says.
-measure_isolation() {
-  local label=$1 out=$2 run; shift 2
-  local alone=(env IMGPREP_ISOLATION=off "$@")
-  start_measure "$label" "$@"
-  start_measure "$IN_PROCESS" "${alone[@]}"
-  for ((run = 1; run <= BENCH_RUNS; run++)); do
-    timed_run "$label" "$out" "$@"
-    timed_run "$IN_PROCESS" "$out" "${alone[@]}"
-  done
-  finish_measure "$label" "$out" "$@"
-  finish_measure "$IN_PROCESS" "$out" "${alone[@]}"
-}
-
-# measure_interleaved RUNS SPEC... : several tools measured as measure does, RUNS timed runs each,
-# taken in turn (one run of every tool, then the next round), so a shared machine's busy moments and
-# drift fall on all of them alike. Each SPEC names an array holding LABEL OUTDIR CMD...
+# measure_interleaved RUNS SPEC... : RUNS timed runs of every tool, taken in turn (one run of each tool,
+# then the next round), so a shared machine's busy moments and drift fall on all of them alike; a tool
+# measured in a block of its own runs once met a neighbour's busy minute that its rival never saw.
 measure_interleaved() {
   local runs=$1 run spec; shift
   for spec; do local -n tool_spec=$spec; start_measure "${tool_spec[0]}" "${tool_spec[@]:2}"; unset -n tool_spec; done
@@ -212,6 +190,16 @@ measure_interleaved() {
     for spec; do local -n tool_spec=$spec; timed_run "${tool_spec[@]}"; unset -n tool_spec; done
   done
   for spec; do local -n tool_spec=$spec; finish_measure "${tool_spec[@]}"; unset -n tool_spec; done
+}
+
+# measure SPEC... : measure_interleaved with BENCH_RUNS runs.
+measure() { measure_interleaved "$BENCH_RUNS" "$@"; }
+
+# in_process NAME SPEC : declares the array NAME as SPEC's command with IMGPREP_ISOLATION=off (all files
+# in one process, the same threads per picture and the same memory gate), labelled IN_PROCESS.
+in_process() {
+  local -n alone_spec=$1 ours_spec=$2
+  alone_spec=("$IN_PROCESS" "${ours_spec[1]}" env IMGPREP_ISOLATION=off "${ours_spec[@]:2}")
 }
 
 # start_measure LABEL CMD... : forgets LABEL's earlier runs and records its command line.
@@ -239,6 +227,7 @@ timed_run() {
   RUN_CPUS[$label]+=" $(awk -F': ' '/User time|System time/ {s += $2} END {printf "%.2f", s}' "$TMP/time.txt")"
   missing=$((${#INPUTS[@]} - $(count_outputs "$out" "${INPUTS[@]}")))
   RUN_FAILS[$label]+=" $missing"
+  cp "$TMP/last.out" "$TMP/stdout-${label//[^[:alnum:]]/_}.txt"   # W4 and W7 read imgprep's --json
   # This run's exits: each rival process's, per file (the wrapper's list), or imgprep's one process's.
   [[ $1 != xargs ]] && ((rc != 0)) && printf '%s\tall\n' "$rc" >"$BENCH_EXITS"
   if (($(wc -l <"$BENCH_EXITS") > RUN_WORST[$label])); then
@@ -333,11 +322,13 @@ isolation_cost() {
 w1_full_size() {
   local name=${1:-"W1: HEIC → JPEG full size q85"} O=$TMP/out
   echo "== $name (${#INPUTS[@]} files)" >&2
-  measure_isolation imgprep "$O" "$IMGPREP" convert "${INPUTS[@]}" --to jpeg --quality 85 -o "$O" -j 2 --quiet
+  local ours=(imgprep "$O" "$IMGPREP" convert "${INPUTS[@]}" --to jpeg --quality 85 -o "$O" -j 2 --quiet) alone
+  in_process alone ours
+  local vips=("vips copy" "$O" "${X2[@]}" 'vips copy "$1" "$OUT/$(basename "${1%.*}").jpg[Q=85]"')
+  local heif=("heif-convert" "$O" "${X2[@]}" 'heif-convert --quiet -q 85 "$1" "$OUT/$(basename "${1%.*}").jpg"')
+  local im=("ImageMagick convert" "$O" "${X2[@]}" '"$CONVERT" "$1" -quality 85 "$OUT/$(basename "${1%.*}").jpg"')
+  measure ours alone vips heif im
   isolation_cost "$name"
-  measure "vips copy" "$O" "${X2[@]}" 'vips copy "$1" "$OUT/$(basename "${1%.*}").jpg[Q=85]"'
-  measure "heif-convert" "$O" "${X2[@]}" 'heif-convert --quiet -q 85 "$1" "$OUT/$(basename "${1%.*}").jpg"'
-  measure "ImageMagick convert" "$O" "${X2[@]}" '"$CONVERT" "$1" -quality 85 "$OUT/$(basename "${1%.*}").jpg"'
   table "$name" imgprep imgprep "$IN_PROCESS" "vips copy" "heif-convert" "ImageMagick convert"
   headline "${name%%:*} (HEIC to full-size JPEG)" "vips copy" "heif-convert" "ImageMagick convert"
 }
@@ -348,10 +339,12 @@ shrink_to() {
   local O=$TMP/out
   export EDGE=$1   # read inside the xargs sh -c snippets
   echo "== $2" >&2
-  measure_isolation imgprep "$O" "$IMGPREP" convert "${INPUTS[@]}" --to jpeg --quality 85 --max-dimension "$EDGE" -o "$O" -j 2 --quiet
+  local ours=(imgprep "$O" "$IMGPREP" convert "${INPUTS[@]}" --to jpeg --quality 85 --max-dimension "$EDGE" -o "$O" -j 2 --quiet) alone
+  in_process alone ours
+  local thumb=("vipsthumbnail" "$O" "${X2[@]}" 'vipsthumbnail "$1" -s "${EDGE}x${EDGE}>" -o "$OUT/%s.jpg[Q=85]"')
+  local im=("ImageMagick convert -resize" "$O" "${X2[@]}" '"$CONVERT" "$1" -resize "${EDGE}x${EDGE}>" -quality 85 "$OUT/$(basename "${1%.*}").jpg"')
+  measure ours alone thumb im
   isolation_cost "$3"
-  measure "vipsthumbnail" "$O" "${X2[@]}" 'vipsthumbnail "$1" -s "${EDGE}x${EDGE}>" -o "$OUT/%s.jpg[Q=85]"'
-  measure "ImageMagick convert -resize" "$O" "${X2[@]}" '"$CONVERT" "$1" -resize "${EDGE}x${EDGE}>" -quality 85 "$OUT/$(basename "${1%.*}").jpg"'
   table "$3" imgprep imgprep "$IN_PROCESS" "vipsthumbnail" "ImageMagick convert -resize"
   headline "${3%%:*} (JPEG with the long edge at most $EDGE)" "vipsthumbnail" "ImageMagick convert -resize"
 }
@@ -361,12 +354,14 @@ shrink_to() {
 w3_floors() {
   local O=$TMP/out V=$TMP/decoded f
   echo "== W3: floors" >&2
-  measure "decode only: vips avg" "$O" "${X2[@]}" 'vips avg "$1" > "$OUT/$(basename "${1%.*}").avg"'
+  local decode=("decode only: vips avg" "$O" "${X2[@]}" 'vips avg "$1" > "$OUT/$(basename "${1%.*}").avg"')
+  measure decode
   mkdir -p "$V"
   for f in "${INPUTS[@]}"; do vips copy "$f" "$V/$(basename "${f%.*}").v" 2>/dev/null || true; done
   local saved=("${INPUTS[@]}")
   INPUTS=("$V"/*.v)
-  measure "encode only: vips copy .v → jpg Q85" "$O" "${X2[@]}" 'vips copy "$1" "$OUT/$(basename "${1%.*}").jpg[Q=85]"'
+  local encode=("encode only: vips copy .v → jpg Q85" "$O" "${X2[@]}" 'vips copy "$1" "$OUT/$(basename "${1%.*}").jpg[Q=85]"')
+  measure encode
   INPUTS=("${saved[@]}")
   rm -rf "$V"
   R_TIME[decode+encode]=$(awk -v a="${R_TIME[decode only: vips avg]}" -v b="${R_TIME[encode only: vips copy .v → jpg Q85]}" 'BEGIN {printf "%.3f", a+b}')
@@ -396,12 +391,14 @@ make_q95_jpegs() {
 w4_byte_budget() {
   local O=$TMP/out4 l f stem b q
   echo "== W4: JPEG q95 → ≤ $BUDGET bytes" >&2
-  measure_isolation imgprep "$O/imgprep" "$IMGPREP" compress --max-bytes "$BUDGET" "${INPUTS[@]}" -o "$O/imgprep" -j 2 --json
-  cp "$TMP/last.out" "$TMP/imgprep.json"   # the in-process run's: the same files, qualities and encodes
-  isolation_cost "W4: JPEG q95 → ≤ $BUDGET bytes"
-  measure "ImageMagick jpeg:extent" "$O/im" "${X2[@]}" '"$CONVERT" "$1" -define jpeg:extent='"$BUDGET"' "$OUT/$(basename "$1")"'
+  local ours=(imgprep "$O/imgprep" "$IMGPREP" compress --max-bytes "$BUDGET" "${INPUTS[@]}" -o "$O/imgprep" -j 2 --json) alone
+  in_process alone ours
+  local im=("ImageMagick jpeg:extent" "$O/im" "${X2[@]}" '"$CONVERT" "$1" -define jpeg:extent='"$BUDGET"' "$OUT/$(basename "$1")"')
   # jpegoptim -S keeps its source if it cannot shrink it; --force makes it always write the output.
-  measure "jpegoptim -S$JPEGOPTIM_KB" "$O/jo" "${X2[@]}" 'jpegoptim --quiet --force -S'"$JPEGOPTIM_KB"' --dest="$OUT" "$1"'
+  local jo=("jpegoptim -S$JPEGOPTIM_KB" "$O/jo" "${X2[@]}" 'jpegoptim --quiet --force -S'"$JPEGOPTIM_KB"' --dest="$OUT" "$1"')
+  measure ours alone im jo
+  cp "$TMP/stdout-imgprep.txt" "$TMP/imgprep.json"
+  isolation_cost "W4: JPEG q95 → ≤ $BUDGET bytes"
 
   # Budget columns: files over budget, max overshoot, mean quality (identify's estimate for all three
   # so they are compared with the same ruler; imgprep's own --json quality is listed per file below).
@@ -570,8 +567,9 @@ PY
 w6_webp() {
   local O=$TMP/out6
   echo "== W6: HEIC → WebP q80" >&2
-  measure imgprep "$O" "$IMGPREP" convert "${INPUTS[@]}" --to webp --quality 80 -o "$O" -j 2 --quiet
-  measure "vips copy" "$O" "${X2[@]}" 'vips copy "$1" "$OUT/$(basename "${1%.*}").webp[Q=80]"'
+  local ours=(imgprep "$O" "$IMGPREP" convert "${INPUTS[@]}" --to webp --quality 80 -o "$O" -j 2 --quiet)
+  local vips=("vips copy" "$O" "${X2[@]}" 'vips copy "$1" "$OUT/$(basename "${1%.*}").webp[Q=80]"')
+  measure ours vips
   table "W6: HEIC → WebP q80" imgprep imgprep "vips copy"
   headline "W6 (HEIC to WebP)" "vips copy"
 }
@@ -581,9 +579,10 @@ w6_webp() {
 w7_webp_budget() {
   local O=$TMP/out7 l f stem b over maxover
   echo "== W7: JPEG q95 → WebP ≤ $WEBP_BUDGET bytes" >&2
-  measure imgprep "$O/imgprep" "$IMGPREP" compress --to webp --max-bytes "$WEBP_BUDGET" "${INPUTS[@]}" -o "$O/imgprep" -j 2 --json
-  cp "$TMP/last.out" "$TMP/imgprep7.json"
-  measure "cwebp -size -pass 6" "$O/cwebp" "${X2[@]}" 'cwebp -quiet -size '"$WEBP_BUDGET"' -pass 6 -metadata all "$1" -o "$OUT/$(basename "${1%.*}").webp"'
+  local ours=(imgprep "$O/imgprep" "$IMGPREP" compress --to webp --max-bytes "$WEBP_BUDGET" "${INPUTS[@]}" -o "$O/imgprep" -j 2 --json)
+  local cwebp=("cwebp -size -pass 6" "$O/cwebp" "${X2[@]}" 'cwebp -quiet -size '"$WEBP_BUDGET"' -pass 6 -metadata all "$1" -o "$OUT/$(basename "${1%.*}").webp"')
+  measure ours cwebp
+  cp "$TMP/stdout-imgprep.txt" "$TMP/imgprep7.json"
   emit ""
   emit "### W7: camera JPEG q95 → WebP ≤ 500,000 bytes (imgprep compress --to webp --max-bytes 500000, cwebp -size 500000 -pass 6 -metadata all)"
   emit ""
@@ -614,8 +613,9 @@ w8_avif() {
   local O=$TMP/out8
   export AVIF_EFFORT=$((9 - AOM_SPEED))
   echo "== W8: HEIC → AVIF q50, libaom speed $AOM_SPEED" >&2
-  measure imgprep "$O" "$IMGPREP" convert "${INPUTS[@]}" --to avif --quality 50 -o "$O" -j 2 --quiet
-  measure "vips copy" "$O" "${X2[@]}" 'vips copy "$1" "$OUT/$(basename "${1%.*}").avif[Q=50,compression=av1,effort=$AVIF_EFFORT,bitdepth=8]"'
+  local ours=(imgprep "$O" "$IMGPREP" convert "${INPUTS[@]}" --to avif --quality 50 -o "$O" -j 2 --quiet)
+  local vips=("vips copy" "$O" "${X2[@]}" 'vips copy "$1" "$OUT/$(basename "${1%.*}").avif[Q=50,compression=av1,effort=$AVIF_EFFORT,bitdepth=8]"')
+  measure ours vips
   table "W8: HEIC → AVIF q50 (libaom speed $AOM_SPEED; vips effort $AVIF_EFFORT)" imgprep imgprep "vips copy"
   headline "W8 (HEIC to AVIF)" "vips copy"
 }
@@ -664,8 +664,9 @@ hdr_workload() {
   done
   ((${#INPUTS[@]} > 0)) || { echo "  (no gain-map photos in the corpus: HDR skipped)" >&2; return; }
   echo "== $name (${#INPUTS[@]} files)" >&2
-  measure "imgprep --hdr drop" "$O" "$IMGPREP" convert "${INPUTS[@]}" --to jpeg --quality 85 --hdr drop -o "$O" -j 2 --quiet
-  measure imgprep "$O" "$IMGPREP" convert "${INPUTS[@]}" --to jpeg --quality 85 -o "$O" -j 2 --quiet
+  local sdr=("imgprep --hdr drop" "$O" "$IMGPREP" convert "${INPUTS[@]}" --to jpeg --quality 85 --hdr drop -o "$O" -j 2 --quiet)
+  local ours=(imgprep "$O" "$IMGPREP" convert "${INPUTS[@]}" --to jpeg --quality 85 -o "$O" -j 2 --quiet)
+  measure sdr ours
   table "$name" "imgprep --hdr drop" "imgprep --hdr drop" imgprep
   emit ""
   emit "- inputs: $(for f in "${INPUTS[@]}"; do basename "$f"; done | paste -sd' ' -); ratio is against \`--hdr drop\`"
@@ -695,8 +696,7 @@ gif_workload() {
   for f in "$REPO"/Tests/Fixtures/gif/{orbit,wave,stripes,disposal}.gif; do [[ -f $f ]] && cp "$f" "$dir/"; done
   INPUTS=("$dir"/*.gif)
   echo "== GIF: animated GIF → animated WebP (${#INPUTS[@]} files)" >&2
-  # A run takes a fifth of a second, so a moment of a busy neighbour weighs on one tool's runs: three
-  # times the runs, every tool taken in turn.
+  # A run takes a fifth of a second, so a moment of a busy neighbour weighs on it: three times the runs.
   local lossy=(imgprep "$O/imgprep" "$IMGPREP" convert "${INPUTS[@]}" --to webp --quality 80 -o "$O/imgprep" -j 2 --quiet)
   local g2w_lossy=("gif2webp -lossy" "$O/gif2webp" "${X2[@]}" 'gif2webp -quiet -lossy -q 80 "$1" -o "$OUT/$(basename "${1%.*}").webp"')
   local g2w_mixed=("gif2webp -mixed" "$O/gif2webp-mixed" "${X2[@]}" 'gif2webp -quiet -mixed -q 80 "$1" -o "$OUT/$(basename "${1%.*}").webp"')
@@ -707,7 +707,8 @@ gif_workload() {
   table "GIF: animated GIF → animated WebP, q80 and lossless (${#INPUTS[@]} files)" imgprep imgprep "gif2webp -lossy" "gif2webp -mixed" "vips copy" "imgprep --lossless" "gif2webp (lossless)"
   headline "GIF (animated GIF to animated WebP q80)" "gif2webp -lossy" "gif2webp -mixed" "vips copy"
   [[ -x $REPO/.venv-test/bin/python ]] || { emit ""; emit "(no test venv: bytes and PSNR not measured; run make testenv)"; return; }
-  for q in 60 70 75 85 90; do
+  # Every quality from 76 to 84, around imgprep's PSNR, for the equal-PSNR bytes (listed as "curve" only).
+  for q in 60 70 75 76 77 78 79 81 82 83 84 85 90; do
     mkdir -p "$O/gif2webp-q$q"
     for f in "$dir"/pan-*.gif; do gif2webp -quiet -lossy -q "$q" "$f" -o "$O/gif2webp-q$q/$(basename "${f%.*}").webp"; done
   done
@@ -717,6 +718,7 @@ gif_workload() {
            "gif2webp -lossy -q 60:gif2webp-q60" "gif2webp -lossy -q 70:gif2webp-q70" "gif2webp -lossy -q 75:gif2webp-q75" "gif2webp -lossy -q 85:gif2webp-q85" "gif2webp -lossy -q 90:gif2webp-q90"; do
     rows+=("${l%%:*}" "$O/${l##*:}")
   done
+  for q in 76 77 78 79 81 82 83 84; do rows+=("gif2webp -lossy -q $q (curve)" "$O/gif2webp-q$q"); done
   "$REPO/.venv-test/bin/python" - "$REPO/scripts/compare-animations.py" "$O/gif2webp-ll" "$dir" "${rows[@]}" <<'PY' | while IFS= read -r line; do emit "$line"; done
 import glob, json, os, subprocess, sys
 script, reference, sources, rows = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
@@ -752,8 +754,11 @@ print("")
 print("| tool | photo pans: bytes | metadata | PSNR | synthetic: bytes | metadata | PSNR |")
 print("|---|---:|---:|---:|---:|---:|---:|")
 for label, r in results.items():
+    if label.endswith("(curve)"):
+        continue
     print("| %s | %s | %s |" % (label, cell(r["photo pans"]), cell(r["synthetic"])))
-# gif2webp -lossy's bytes at imgprep's PSNR on the photo pans, linear between its two nearest qualities.
+# gif2webp -lossy's bytes at imgprep's PSNR on the photo pans, linear between its two nearest qualities
+# (one quality apart around imgprep's).
 ours = results["imgprep"]["photo pans"]
 curve = sorted((r["photo pans"][1], r["photo pans"][0], r["photo pans"][2]) for label, r in results.items() if label.startswith("gif2webp -lossy") and r["photo pans"])
 curve = [(p, b - m) for p, b, m in curve]
@@ -798,8 +803,8 @@ head_emit "# Benchmark" "" \
   "## Method" "" \
   "- run: \`BENCH_RUNS=$BENCH_RUNS BENCH_WORKLOADS=\"$BENCH_WORKLOADS\" BENCH_QUIET_WAIT=$BENCH_QUIET_WAIT BENCH_200MP=$BENCH_200MP bash scripts/bench.sh\`, corpus \`$CORPUS\`" \
   "- each tool converts 2 files at a time: imgprep with \`-j 2\` (its worker processes), each rival through \`xargs -P 2\`, one process per file, as people run them; the command lines are under each table" \
-  "- time: the median of the timed runs ($BENCH_RUNS per tool and workload; for GIF, whose runs are short, $((3 * BENCH_RUNS)), every tool taken in turn), wall clock around the whole batch, and CPU time (user + system of all processes, steadier on a shared machine); before each run the script waits up to ${BENCH_QUIET_WAIT} s for the machine's other users to take less than 15% of the CPUs" \
-  "- isolation: imgprep's runs with worker processes and the same command in one process (\`IMGPREP_ISOLATION=off\`: the same threads per picture, the same memory gate) take turns, one run of each, so both meet the same moments of a shared machine" \
+  "- time: the median of the timed runs ($BENCH_RUNS per tool and workload; for GIF, whose runs are short, $((3 * BENCH_RUNS))), every tool taken in turn (one run of each, then the next round), so a shared machine's busy moments fall on all alike, wall clock around the whole batch, and CPU time (user + system of all processes, steadier on a shared machine); before each run the script waits up to ${BENCH_QUIET_WAIT} s for the machine's other users to take less than 15% of the CPUs" \
+  "- isolation: imgprep's runs with worker processes and the same command in one process (\`IMGPREP_ISOLATION=off\`: the same threads per picture, the same memory gate), a row of its own in each table that has it" \
   "- peak RSS: all of the tool's processes together (imgprep: the main process and its workers; xargs: all its children), sampled every 5 ms in one more, untimed run; imgprep runs with its default \`--memory-limit\`" \
   "- failed files: the most inputs any timed run left without an output; non-zero exits: those of the run with the most, per file for a rival (\`exit 1 on 3 files\`, \`SIGSEGV on 1 file\`) and for imgprep's one process" \
   "- ratio: the tool's time over imgprep's (above 1: imgprep is faster)" "" \
