@@ -49,6 +49,24 @@ struct PlanarPixelsTests {
         }
     }
 
+    /// Planes headed for AVIF or HEIC are turned into Y'CbCr here the way libheif 1.15 does it: the same
+    /// samples, so the same file as when libheif converts them, at every subsampling and at odd sizes.
+    @Test(arguments: [HeifEncoder.Codec.av1, .hevc])
+    func planesEncodeToTheSameHeifAsWhenLibheifConvertsThem(_ codec: HeifEncoder.Codec) throws {
+        for (width, height) in [(96, 64), (67, 45)] {
+            let png = try DeterminismTests.photoLikePNG(width: width, height: height)
+            let image = try DecoderRegistry.decoder(for: .png).decode(png, options: DecodeOptions(maxPixels: 1 << 30)).content.rgb()
+            for subsampling in [JPEGSettings.Subsampling.s420, .s422, .s444] {
+                var encoder = HeifEncoder(codec: codec, subsampling: subsampling)
+                let ours = try encoder.encode(.rgbPlanes(planes(of: image)), quality: 90, metadata: ImageMetadata())
+                encoder.libheifConvertsPlanesForTesting = true
+                let libheifs = try encoder.encode(.rgbPlanes(planes(of: image)), quality: 90, metadata: ImageMetadata())
+                let same = ours == libheifs   // not the arrays themselves in the message: thousands of bytes
+                #expect(same, "\(codec) \(subsampling) \(width)x\(height): \(ours.count) bytes against libheif's \(libheifs.count)")
+            }
+        }
+    }
+
     @Test func planesEncodeToTheSameJPEGAsInterleavedPixels() throws {
         let image = CodecTestSupport.gradient(width: 301, height: 203)
         for subsampling in [JPEGSettings.Subsampling.s420, .s444] {

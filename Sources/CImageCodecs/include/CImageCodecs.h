@@ -1,7 +1,7 @@
 /*
  * CImageCodecs: setjmp-guarded calls into libjpeg(-turbo) and libpng, lossless JPEG transforms through
  * TurboJPEG, plus the C needs that Swift cannot meet itself: the resize filter's inner loops built per
- * CPU level, glibc's allocator settings, close-on-exec pipes for worker processes, SHA-256 (Foundation
+ * CPU level, the RGB to Y'CbCr loop for libheif's encoders, glibc's allocator settings, close-on-exec pipes for worker processes, SHA-256 (Foundation
  * on Linux has none; the fast path needs a CPU target), and the versions of the libraries loaded.
  *
  * Both libraries report fatal errors by exit() or longjmp, which Swift cannot catch, so every
@@ -248,6 +248,17 @@ void cic_vertical_taps(const uint8_t *first_row, size_t row_bytes, size_t length
  * line has stride readable floats past its last start. */
 void cic_horizontal_taps(const float *line, const long *starts, const float *weights, int stride,
                          size_t width, uint8_t *out);
+
+/* ---- Colour ------------------------------------------------------------------------------ */
+
+/* libheif 1.15's conversion of 8-bit planar RGB to Y'CbCr for its encoders (Op_RGB_to_YCbCr<uint8_t> with
+ * the profile it gives an image that has none: BT.601, full range), sample for sample, in vector code.
+ * sub_h x sub_v is 1x1 (4:4:4), 2x1 (4:2:2) or 2x2 (4:2:0); the chroma planes hold
+ * ceil(width / sub_h) x ceil(height / sub_v) samples. */
+void cic_rgb_planes_to_ycbcr(const uint8_t *r, ptrdiff_t r_stride, const uint8_t *g, ptrdiff_t g_stride,
+                             const uint8_t *b, ptrdiff_t b_stride, int width, int height, int sub_h, int sub_v,
+                             uint8_t *y, ptrdiff_t y_stride, uint8_t *cb, ptrdiff_t cb_stride,
+                             uint8_t *cr, ptrdiff_t cr_stride);
 
 /* pipe2(fds, O_CLOEXEC), which Swift's Glibc module does not export: worker pipes must be created
  * close-on-exec atomically, or a worker spawned meanwhile by another thread would inherit them. */

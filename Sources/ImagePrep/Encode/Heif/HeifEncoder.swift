@@ -1,9 +1,10 @@
 import CHeif
+import CImageCodecs
 
 /// Encodes RGB or RGBA pixels to AVIF (AV1, libaom) or HEIC (HEVC, x265) through libheif: 8-bit,
 /// alpha as an auxiliary image, the ICC profile as `colr prof`, EXIF and XMP as metadata items, and no
-/// `irot`/`imir` (the pixels are upright). libheif turns RGB into Y'CbCr itself (BT.601, full range,
-/// which the bitstream records).
+/// `irot`/`imir` (the pixels are upright). The Y'CbCr is BT.601, full range, which the bitstream
+/// records: libheif converts interleaved pixels itself, and planes are converted here the way it would.
 public struct HeifEncoder: ImageEncoding {
     public enum Codec: Sendable, Equatable {
         case av1, hevc
@@ -30,6 +31,8 @@ public struct HeifEncoder: ImageEncoding {
     static let aomThreads = 2
     /// `aomThreads`, but for the test that checks the claim above on this machine's libaom.
     var aomThreadsForTesting = HeifEncoder.aomThreads
+    /// Hands libheif RGB planes to convert itself, for the test that our conversion writes the same bytes.
+    var libheifConvertsPlanesForTesting = false
     /// x265's preset: libheif picks "slow"; "medium" is under half the time for about 4% more bytes.
     static let x265Preset = "medium"
 
@@ -59,7 +62,7 @@ public struct HeifEncoder: ImageEncoding {
             throw ImagePrepError(.unsupported, "HEIC output needs at least 16x16 pixels (x265's smallest block); this picture is \(picture.width)x\(picture.height)")
         }
         try LibHeif.load()
-        let image = try HeifInputImage(picture)
+        let image = try HeifInputImage(picture, subsampling: libheifConvertsPlanesForTesting ? nil : subsampling)
         if let icc = metadata.icc, !icc.isEmpty {
             try check(heif_image_set_raw_color_profile(image.pointer, "prof", icc, icc.count), "cannot attach the ICC profile", otherwise: .unsupported)
         }
@@ -145,51 +148,76 @@ private extension StaticString {
     var cString: UnsafePointer<CChar> { UnsafeRawPointer(utf8Start).assumingMemoryBound(to: CChar.self) }
 }
 
-/// A libheif image holding a copy of our pixels: interleaved RGB(A), or libheif's own planar RGB for
-/// planes (libheif converts either to Y'CbCr for the encoder).
+/// A libheif image holding our pixels: planes as the Y'CbCr the encoder takes, converted as libheif
+/// would (or, without `subsampling`, as RGB planes for libheif to convert), interleaved RGB(A) as they
+/// are (libheif converts them).
 private final class HeifInputImage {
     let pointer: OpaquePointer
 
-    init(_ picture: DecodedPixels) throws {
+    init(_ picture: DecodedPixels, subsampling: JPEGSettings.Subsampling?) throws {
         let (width, height) = (picture.width, picture.height)
         let planes: RGBPlanes?, interleaved: PixelBuffer?
         switch picture {
         case .rgbPlanes(let image): (planes, interleaved) = (image, nil)
         default: (planes, interleaved) = (nil, picture.rgb())
         }
-        let chroma = planes != nil ? heif_chroma_444 : interleaved?.hasAlpha == true ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB
+        let (colourSpace, chroma) = switch (planes != nil, subsampling) {
+        case (true, .s420): (heif_colorspace_YCbCr, heif_chroma_420)
+        case (true, .s422): (heif_colorspace_YCbCr, heif_chroma_422)
+        case (true, .s444): (heif_colorspace_YCbCr, heif_chroma_444)
+        case (true, nil): (heif_colorspace_RGB, heif_chroma_444)
+        case (false, _): (heif_colorspace_RGB, interleaved?.hasAlpha == true ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB)
+        }
         var created: OpaquePointer?
-        try check(heif_image_create(Int32(width), Int32(height), heif_colorspace_RGB, chroma, &created), "cannot create the image", otherwise: .unsupported)
+        try check(heif_image_create(Int32(width), Int32(height), colourSpace, chroma, &created), "cannot create the image", otherwise: .unsupported)
         guard let created else { throw ImagePrepError.library("libheif", "out of memory", kind: .io) }
         pointer = created
 
-        func addPlane(_ channel: heif_channel, copying rows: (UnsafeMutablePointer<UInt8>, Int) -> Void) throws {
+        func addPlane(_ channel: heif_channel, width: Int = width, height: Int = height) throws -> (base: UnsafeMutablePointer<UInt8>, stride: Int) {
             try check(heif_image_add_plane(pointer, channel, Int32(width), Int32(height), 8), "cannot add a plane", otherwise: .io)
             var stride: Int32 = 0
             guard let base = heif_image_get_plane(pointer, channel, &stride) else {
                 throw ImagePrepError.library("libheif", "image has no plane", kind: .io)
             }
-            rows(base, Int(stride))
+            return (base, Int(stride))
         }
-        if let planes {
+        if let planes, let subsampling {
+            // libheif's own conversion, in vector C (CImageCodecs): the same samples in a ninth of the instructions.
+            let (h, v) = switch subsampling { case .s420: (2, 2); case .s422: (2, 1); case .s444: (1, 1) }
+            let luma = try addPlane(heif_channel_Y)
+            let blue = try addPlane(heif_channel_Cb, width: (width + h - 1) / h, height: (height + v - 1) / v)
+            let red = try addPlane(heif_channel_Cr, width: (width + h - 1) / h, height: (height + v - 1) / v)
+            let (r, g, b) = (planes.planes.planes[0], planes.planes.planes[1], planes.planes.planes[2])
+            withExtendedLifetime(planes.planes) {
+                cic_rgb_planes_to_ycbcr(r.row(0), r.stride, g.row(0), g.stride, b.row(0), b.stride, Int32(width), Int32(height),
+                                            Int32(h), Int32(v), luma.base, luma.stride, blue.base, blue.stride, red.base, red.stride)
+            }
+            // What libheif gives the image it converts (its default profile), which the encoders read.
+            try Self.setDefaultNCLX(on: pointer)
+        } else if let planes {
             for (index, channel) in [heif_channel_R, heif_channel_G, heif_channel_B].enumerated() {
-                let plane = planes.planes.planes[index]
-                try addPlane(channel) { base, stride in
-                    withExtendedLifetime(planes.planes) {
-                        for y in 0..<height { (base + y * stride).update(from: plane.row(y), count: width) }
-                    }
+                let plane = try addPlane(channel), source = planes.planes.planes[index]
+                withExtendedLifetime(planes.planes) {
+                    for y in 0..<height { (plane.base + y * plane.stride).update(from: source.row(y), count: width) }
                 }
             }
         } else if let interleaved {
-            try addPlane(heif_channel_interleaved) { base, stride in
-                interleaved.pixels.withUnsafeBufferPointer { pixels in
-                    for y in 0..<height {
-                        // A non-empty picture's buffer always has a base address.
-                        (base + y * stride).update(from: pixels.baseAddress! + y * interleaved.rowBytes, count: interleaved.rowBytes)
-                    }
+            let plane = try addPlane(heif_channel_interleaved)
+            interleaved.pixels.withUnsafeBufferPointer { pixels in
+                for y in 0..<height {
+                    // A non-empty picture's buffer always has a base address.
+                    (plane.base + y * plane.stride).update(from: pixels.baseAddress! + y * interleaved.rowBytes, count: interleaved.rowBytes)
                 }
             }
         }
+    }
+
+    /// libheif's profile for an image that has none (heif_nclx_color_profile_alloc's values: primaries and
+    /// transfer unspecified, BT.601, full range): the encoders write it into the bitstream.
+    private static func setDefaultNCLX(on image: OpaquePointer) throws {
+        guard let profile = heif_nclx_color_profile_alloc() else { throw ImagePrepError.library("libheif", "out of memory", kind: .io) }
+        defer { heif_nclx_color_profile_free(profile) }
+        try check(heif_image_set_nclx_color_profile(image, profile), "cannot set the colour description", otherwise: .unsupported)
     }
 
     deinit { heif_image_release(pointer) }
