@@ -190,7 +190,7 @@ private final class HeifInputImage {
             let (r, g, b) = (planes.planes.planes[0], planes.planes.planes[1], planes.planes.planes[2])
             withExtendedLifetime(planes.planes) {
                 cic_rgb_planes_to_ycbcr(r.row(0), r.stride, g.row(0), g.stride, b.row(0), b.stride, Int32(width), Int32(height),
-                                            Int32(h), Int32(v), luma.base, luma.stride, blue.base, blue.stride, red.base, red.stride)
+                                        Int32(h), Int32(v), luma.base, luma.stride, blue.base, blue.stride, red.base, red.stride)
             }
             // What libheif gives the image it converts (its default profile), which the encoders read.
             try Self.setDefaultNCLX(on: pointer)
