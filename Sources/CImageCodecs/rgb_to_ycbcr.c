@@ -5,22 +5,29 @@
 
 #include "CImageCodecs.h"
 
+/* get_RGB_to_YCbCr_coefficients(6, 2), derived from Kr and Kb in float as libheif derives them. */
+#define KR 0.299f
+#define KB 0.114f
+static const float y0 = KR, y1 = 1 - KR - KB, y2 = KB;
+static const float cb0 = -KR / (1 - KB) / 2, cb1 = -(1 - KR - KB) / (1 - KB) / 2, cb2 = 0.5f;
+static const float cr0 = 0.5f, cr1 = -(1 - KR - KB) / (1 - KR) / 2, cr2 = -KB / (1 - KR) / 2;
+
 /* libheif's clip_f_u16 for 8 bits: add a half, truncate toward zero, clamp. */
 static inline uint8_t rounded(float value) {
     int truncated = (int)(value + 0.5f);
     return (uint8_t)(truncated < 0 ? 0 : truncated > 255 ? 255 : truncated);
 }
 
+/* One Cb and Cr sample from the means of red, green and blue. */
+static inline void chroma(uint8_t *out_b, uint8_t *out_r, float rs, float gs, float bs) {
+    *out_b = rounded(rs * cb0 + gs * cb1 + bs * cb2 + 128);
+    *out_r = rounded(rs * cr0 + gs * cr1 + bs * cr2 + 128);
+}
+
 void cic_rgb_planes_to_ycbcr(const uint8_t *r, ptrdiff_t r_stride, const uint8_t *g, ptrdiff_t g_stride,
                              const uint8_t *b, ptrdiff_t b_stride, int width, int height, int sub_h, int sub_v,
                              uint8_t *y, ptrdiff_t y_stride, uint8_t *cb, ptrdiff_t cb_stride,
                              uint8_t *cr, ptrdiff_t cr_stride) {
-    /* get_RGB_to_YCbCr_coefficients(6, 2), derived from Kr and Kb in float as libheif derives them. */
-    const float kr = 0.299f, kb = 0.114f;
-    const float y0 = kr, y1 = 1 - kr - kb, y2 = kb;
-    const float cb0 = -kr / (1 - kb) / 2, cb1 = -(1 - kr - kb) / (1 - kb) / 2, cb2 = 0.5f;
-    const float cr0 = 0.5f, cr1 = -(1 - kr - kb) / (1 - kr) / 2, cr2 = -kb / (1 - kr) / 2;
-
     for (int row = 0; row < height; row++) {
         const uint8_t *rr = r + row * r_stride, *gr = g + row * g_stride, *br = b + row * b_stride;
         uint8_t *out = y + row * y_stride;
@@ -48,15 +55,12 @@ void cic_rgb_planes_to_ycbcr(const uint8_t *r, ptrdiff_t r_stride, const uint8_t
                 float rs = (float)(r0[x] + r0[x + 1] + r1[x] + r1[x + 1]) * 0.25f;
                 float gs = (float)(g0[x] + g0[x + 1] + g1[x] + g1[x + 1]) * 0.25f;
                 float bs = (float)(b0[x] + b0[x + 1] + b1[x] + b1[x + 1]) * 0.25f;
-                out_b[c] = rounded(rs * cb0 + gs * cb1 + bs * cb2 + 128);
-                out_r[c] = rounded(rs * cr0 + gs * cr1 + bs * cr2 + 128);
+                chroma(out_b + c, out_r + c, rs, gs, bs);
             }
         } else {
             for (int c = 0; c < paired; c++) {
                 int x = c * sub_h;
-                float rs = (float)r0[x], gs = (float)g0[x], bs = (float)b0[x];
-                out_b[c] = rounded(rs * cb0 + gs * cb1 + bs * cb2 + 128);
-                out_r[c] = rounded(rs * cr0 + gs * cr1 + bs * cr2 + 128);
+                chroma(out_b + c, out_r + c, (float)r0[x], (float)g0[x], (float)b0[x]);
             }
         }
         for (int c = paired; c < chroma_width; c++) {   /* 4:2:0, odd width: the last column pairs only vertically */
@@ -64,8 +68,7 @@ void cic_rgb_planes_to_ycbcr(const uint8_t *r, ptrdiff_t r_stride, const uint8_t
             float rs = (float)(2 * r0[x] + 2 * r1[x]) * 0.25f;
             float gs = (float)(2 * g0[x] + 2 * g1[x]) * 0.25f;
             float bs = (float)(2 * b0[x] + 2 * b1[x]) * 0.25f;
-            out_b[c] = rounded(rs * cb0 + gs * cb1 + bs * cb2 + 128);
-            out_r[c] = rounded(rs * cr0 + gs * cr1 + bs * cr2 + 128);
+            chroma(out_b + c, out_r + c, rs, gs, bs);
         }
     }
 }

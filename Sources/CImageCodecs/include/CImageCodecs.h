@@ -1,8 +1,9 @@
 /*
  * CImageCodecs: setjmp-guarded calls into libjpeg(-turbo) and libpng, lossless JPEG transforms through
  * TurboJPEG, plus the C needs that Swift cannot meet itself: the resize filter's inner loops built per
- * CPU level, the RGB to Y'CbCr loop for libheif's encoders, glibc's allocator settings, close-on-exec pipes for worker processes, SHA-256 (Foundation
- * on Linux has none; the fast path needs a CPU target), and the versions of the libraries loaded.
+ * CPU level, the RGB to Y'CbCr loop for libheif's encoders, glibc's allocator settings, close-on-exec
+ * pipes for worker processes, SHA-256 (Foundation on Linux has none; the fast path needs a CPU target),
+ * and the versions of the libraries loaded.
  *
  * Both libraries report fatal errors by exit() or longjmp, which Swift cannot catch, so every
  * entry point here catches them and returns 0 on success or nonzero on failure, with the

@@ -161,13 +161,16 @@ private final class HeifInputImage {
         case .rgbPlanes(let image): (planes, interleaved) = (image, nil)
         default: (planes, interleaved) = (nil, picture.rgb())
         }
-        let (colourSpace, chroma) = switch (planes != nil, subsampling) {
-        case (true, .s420): (heif_colorspace_YCbCr, heif_chroma_420)
-        case (true, .s422): (heif_colorspace_YCbCr, heif_chroma_422)
-        case (true, .s444): (heif_colorspace_YCbCr, heif_chroma_444)
-        case (true, nil): (heif_colorspace_RGB, heif_chroma_444)
-        case (false, _): (heif_colorspace_RGB, interleaved?.hasAlpha == true ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB)
+        // Planes go in as the Y'CbCr the encoder takes: its chroma, and how many pixels one chroma sample spans.
+        let ycbcr: (chroma: heif_chroma, across: Int, down: Int)? = switch (planes != nil, subsampling) {
+        case (true, .s420): (heif_chroma_420, 2, 2)
+        case (true, .s422): (heif_chroma_422, 2, 1)
+        case (true, .s444): (heif_chroma_444, 1, 1)
+        case (true, nil), (false, _): nil
         }
+        let (colourSpace, chroma) = if let ycbcr { (heif_colorspace_YCbCr, ycbcr.chroma) }
+            else if planes != nil { (heif_colorspace_RGB, heif_chroma_444) }
+            else { (heif_colorspace_RGB, interleaved?.hasAlpha == true ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB) }
         var created: OpaquePointer?
         try check(heif_image_create(Int32(width), Int32(height), colourSpace, chroma, &created), "cannot create the image", otherwise: .unsupported)
         guard let created else { throw ImagePrepError.library("libheif", "out of memory", kind: .io) }
@@ -181,9 +184,9 @@ private final class HeifInputImage {
             }
             return (base, Int(stride))
         }
-        if let planes, let subsampling {
+        if let planes, let ycbcr {
             // libheif's own conversion, in vector C (CImageCodecs): the same samples in a ninth of the instructions.
-            let (h, v) = switch subsampling { case .s420: (2, 2); case .s422: (2, 1); case .s444: (1, 1) }
+            let (h, v) = (ycbcr.across, ycbcr.down)
             let luma = try addPlane(heif_channel_Y)
             let blue = try addPlane(heif_channel_Cb, width: (width + h - 1) / h, height: (height + v - 1) / v)
             let red = try addPlane(heif_channel_Cr, width: (width + h - 1) / h, height: (height + v - 1) / v)
