@@ -34,21 +34,22 @@ struct GainMapFormatTests {
         let payload = ISOGainMapBlock.payload(metadata)
         #expect(payload.count == ISOGainMapBlock.header.count + 5 + 8 * 7)   // 4 version bytes, flags, 7 fractions
         #expect(payload[ISOGainMapBlock.header.count + 4] == 0x40, "use base colour space, one channel, no common denominator")
-        let read = try #require(ISOGainMapBlock.metadata(in: payload))
+        let read = try #require(ISOGainMapBlock.metadata(in: payload)).get()
         for (a, b) in zip([read.gainMapMin, read.gainMapMax, read.gamma, read.offsetSDR, read.offsetHDR, read.hdrCapacityMin, read.hdrCapacityMax],
                           [metadata.gainMapMin, metadata.gainMapMax, metadata.gamma, metadata.offsetSDR, metadata.offsetHDR,
                            metadata.hdrCapacityMin, metadata.hdrCapacityMax]) {
             #expect(abs(a - b) < 1e-6)
         }
         #expect(ISOGainMapBlock.metadata(in: ISOGainMapBlock.versionPayload) == nil)   // the primary's version-only block
-        #expect(ISOGainMapBlock.metadata(in: Array(payload.prefix(40))) == nil)        // truncated: no trap, no values
+        let truncated = try #require(ISOGainMapBlock.metadata(in: Array(payload.prefix(40))), "a cut block is a problem, not a miss")
+        #expect(throws: GainMapProblem.self) { try truncated.get() }
     }
 
     @Test func isoBlockWithACommonDenominatorReads() throws {
         // As libultrahdr writes it when every denominator is the same (flag 0x08).
         func u32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
         let body: [UInt8] = [0, 0, 0, 0, 0x48] + u32(1000) + u32(0) + u32(3000) + u32(0) + u32(3000) + u32(1000) + u32(15) + u32(15)
-        let read = try #require(ISOGainMapBlock.metadata(in: ISOGainMapBlock.header + body))
+        let read = try #require(ISOGainMapBlock.metadata(in: ISOGainMapBlock.header + body)).get()
         #expect(read.hdrCapacityMax == 3 && read.gainMapMax == 3 && read.gamma == 1 && read.offsetSDR == 0.015)
     }
 
@@ -72,10 +73,10 @@ struct GainMapFormatTests {
             <rdf:Description rdf:about="" xmlns:dc="http://purl.org/dc/elements/1.1/" dc:format="image/jpeg"/>
             </rdf:RDF></x:xmpmeta>
             """.utf8), mapLength: 1234))
-        #expect(GainMapXMP.claimsGainMap(packet))
+        #expect(GainMapClaims.inPacket(packet))
         #expect(XMPValues.text("Length", namespace: GainMapXMP.itemNamespace, in: packet) == "1234")
         let cleaned = try GainMapXMP.removingClaims(packet)
-        #expect(!GainMapXMP.claimsGainMap(cleaned))
+        #expect(!GainMapClaims.inPacket(cleaned))
         #expect(!String(decoding: cleaned, as: UTF8.self).contains("hdr-gain-map"))
         #expect(XMPValues.text("format", namespace: "http://purl.org/dc/elements/1.1/", in: cleaned) == "image/jpeg")
     }

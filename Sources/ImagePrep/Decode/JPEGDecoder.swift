@@ -54,13 +54,19 @@ public struct JPEGDecoder: ImageDecoding {
 
     /// The image size from the headers alone: cheap, for a pixel-cap check before decoding.
     public static func dimensions(of file: [UInt8]) throws -> (width: Int, height: Int) {
+        let layout = try layout(of: file)
+        return (layout.width, layout.height)
+    }
+
+    /// The size and the number of colour components, from the headers alone.
+    static func layout(of file: [UInt8]) throws -> (width: Int, height: Int, components: Int) {
         var width: Int32 = 0, height: Int32 = 0, components: Int32 = 0
         try callCodec("libjpeg") { err, errlen in
             file.withUnsafeBufferPointer {
                 cic_jpeg_read_header($0.baseAddress, $0.count, &width, &height, &components, err, errlen)
             }
         }
-        return (Int(width), Int(height))
+        return (Int(width), Int(height), Int(components))
     }
 
     /// Decodes to 3-channel RGB. A `scaleDenominator` of 2, 4 or 8 has libjpeg decode straight to

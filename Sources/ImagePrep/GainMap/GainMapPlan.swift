@@ -8,10 +8,16 @@ enum GainMapPlan {
 
     /// Warnings for a gain map that the output leaves out.
     static func notes(_ reading: GainMapReading, written: Bool, settings: ConversionSettings) -> [String] {
-        guard let origin = reading.origin, !written, settings.hdr == .keep else { return [] }
+        guard !written, settings.hdr == .keep else { return [] }
+        guard let origin = reading.origin else {
+            return reading.problem.map { ["removed the claims of an HDR gain map: \($0)"] } ?? []
+        }
         if !writes(settings) {
             let keepers = Formats.writers.filter(\.carriesGainMap).map(\.displayName).joined(separator: " and ")
             return ["dropped the HDR gain map (\(origin.rawValue)): \(settings.format.rawValue.uppercased()) output cannot carry one here; wrote the SDR picture only (\(keepers) keeps it as Ultra HDR)"]
+        }
+        if let problem = reading.problem {
+            return ["left out the HDR gain map (\(origin.rawValue)): \(problem); wrote the SDR picture only"]
         }
         if let headroom = reading.headroom, headroom <= 1 {
             return ["left out the HDR gain map (\(origin.rawValue)): its headroom is \(GainMapXMP.decimal(headroom)), so it brightens nothing"]
@@ -20,10 +26,22 @@ enum GainMapPlan {
             ? ["left out the HDR gain map (\(origin.rawValue)): the file does not say how bright it gets"] : []
     }
 
-    /// An XMP packet that no longer says there is a gain map (kept as it was if it cannot be read).
-    static func withoutClaims(_ packet: [UInt8]) -> [UInt8] {
-        guard GainMapXMP.claimsGainMap(packet) || XMPValues.mentions(AppleGainMap.xmpNamespace, in: packet) else { return packet }
-        return (try? GainMapXMP.removingClaims(packet)) ?? packet
+    /// The metadata without anything that says there is a gain map: the claims taken out of the XMP
+    /// packet, which goes whole (with a warning) when it cannot be parsed to take them out; an extended
+    /// XMP packet that claims one goes whole too (its GUID is the MD5 of its bytes).
+    static func withoutClaims(_ metadata: inout ImageMetadata, warnings: inout [String]) {
+        if let packet = metadata.xmp, GainMapClaims.inPacket(packet) {
+            if let cleaned = try? GainMapXMP.removingClaims(packet) {
+                metadata.xmp = cleaned
+            } else {
+                metadata.xmp = nil
+                warnings.append("dropped the XMP packet: it claims an HDR gain map and is not well-formed, so the claim cannot be taken out alone")
+            }
+        }
+        if let extended = metadata.extendedXMP, GainMapClaims.inPacket(extended.packet) {
+            metadata.extendedXMP = nil
+            warnings.append("dropped the extended XMP: it claims an HDR gain map")
+        }
     }
 
     /// The source's segment names less the gain-map container's own (MPF index, ISO 21496-1 block): those are

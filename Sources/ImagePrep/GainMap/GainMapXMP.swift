@@ -8,16 +8,59 @@ enum GainMapXMP {
     static let itemNamespace = "http://ns.google.com/photos/1.0/container/item/"
 
     /// The values of a gain-map image's `hdrgm` XMP, with the Adobe specification's defaults for the
-    /// optional ones; nil without `Version`, `GainMapMax` or `HDRCapacityMax`, or when the base
-    /// rendition is the HDR one (not supported).
-    static func metadata(in packet: [UInt8]) -> GainMapMetadata? {
-        func value(_ name: String) -> Double? { XMPValues.number(name, namespace: namespace, in: packet) }
-        guard XMPValues.text("Version", namespace: namespace, in: packet) != nil,
-              let gainMapMax = value("GainMapMax"), let capacityMax = value("HDRCapacityMax") else { return nil }
-        if XMPValues.text("BaseRenditionIsHDR", namespace: namespace, in: packet)?.lowercased() == "true" { return nil }
-        return GainMapMetadata(gainMapMin: value("GainMapMin") ?? 0, gainMapMax: gainMapMax, gamma: value("Gamma") ?? 1,
-                               offsetSDR: value("OffsetSDR") ?? 1.0 / 64, offsetHDR: value("OffsetHDR") ?? 1.0 / 64,
-                               hdrCapacityMin: value("HDRCapacityMin") ?? 0, hdrCapacityMax: capacityMax)
+    /// optional ones, checked (`GainMapMetadata.validated`); nil when the packet says nothing of `hdrgm`.
+    /// What libultrahdr would refuse is a problem too: a packet that is not well-formed XML or declares
+    /// entities, a Version other than 1.0, a missing GainMapMax or HDRCapacityMax, a value that is not a
+    /// plain decimal number, per-channel sequences (imgprep carries grey maps), an HDR base rendition.
+    static func metadata(in packet: [UInt8]) -> Result<GainMapMetadata, GainMapProblem>? {
+        guard GainMapClaims.mentionsHDRGainMap(packet) else { return nil }
+        if packet.firstRange(of: Array("<!ENTITY".utf8)) != nil || packet.firstRange(of: Array("<!DOCTYPE".utf8)) != nil {
+            return .failure(GainMapProblem("its XMP declares a document type or entities"))
+        }
+        let elements: [XMPElement]
+        do { elements = try XMPScanner.elements(of: packet) } catch {
+            return .failure(GainMapProblem("its XMP cannot be read (\(error))"))
+        }
+        func text(_ name: String) -> Result<String?, GainMapProblem> {
+            guard let values = XMPValues.values(name, namespace: namespace, in: elements, packet: packet) else { return .success(nil) }
+            guard values.count == 1 else {
+                return .failure(GainMapProblem("hdrgm:\(name) holds \(values.count) values (a per-channel map; imgprep carries grey maps)"))
+            }
+            return .success(values[0].trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        func number(_ name: String, default fallback: Double?) -> Result<Double, GainMapProblem> {
+            switch text(name) {
+            case .failure(let problem): return .failure(problem)
+            case .success(nil):
+                return fallback.map { .success($0) } ?? .failure(GainMapProblem("hdrgm:\(name) is missing"))
+            case .success(let value?):
+                return XMPValues.decimal(value).map { .success($0) }
+                    ?? .failure(GainMapProblem("hdrgm:\(name) \"\(String(value.prefix(40)))\" is not a number"))
+            }
+        }
+        switch text("Version") {
+        case .failure(let problem): return .failure(problem)
+        case .success("1.0"): break
+        case .success(nil): return .failure(GainMapProblem("hdrgm:Version is missing"))
+        case .success(let version?): return .failure(GainMapProblem("hdrgm:Version is \"\(String(version.prefix(40)))\" (only 1.0 is defined)"))
+        }
+        switch text("BaseRenditionIsHDR") {
+        case .failure(let problem): return .failure(problem)
+        case .success(nil), .success("False"): break
+        case .success("True"): return .failure(GainMapProblem("its base rendition is the HDR one (not supported)"))
+        case .success(let other?): return .failure(GainMapProblem("hdrgm:BaseRenditionIsHDR is \"\(String(other.prefix(40)))\""))
+        }
+        do throws(GainMapProblem) {
+            let metadata = GainMapMetadata(
+                gainMapMin: try number("GainMapMin", default: 0).get(), gainMapMax: try number("GainMapMax", default: nil).get(),
+                gamma: try number("Gamma", default: 1).get(), offsetSDR: try number("OffsetSDR", default: 1.0 / 64).get(),
+                offsetHDR: try number("OffsetHDR", default: 1.0 / 64).get(),
+                hdrCapacityMin: try number("HDRCapacityMin", default: 0).get(),
+                hdrCapacityMax: try number("HDRCapacityMax", default: nil).get())
+            return metadata.validated()
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// The gain-map image's packet: every value, as libultrahdr writes it.
@@ -102,11 +145,6 @@ enum GainMapXMP {
             cursor = range.upperBound
         }
         return result + packet[cursor...]
-    }
-
-    /// Whether a packet says the file has a gain map.
-    static func claimsGainMap(_ packet: [UInt8]) -> Bool {
-        XMPValues.mentions(namespace, in: packet) || XMPValues.mentions(containerNamespace, in: packet)
     }
 
     /// Up to six decimals, no trailing zeros: the same text for the same value everywhere.

@@ -9,18 +9,30 @@ enum HeifGainMapReader {
         guard let map = auxiliaryHandle(of: primary, type: AppleGainMap.auxiliaryType) else { return GainMapReading() }
         defer { heif_image_handle_release(map) }
         let xmp = HeifDecoder.metadataBlocks(map, type: "mime", contentType: "application/rdf+xml").first
-        var reading = GainMapReading(origin: .appleAuxiliaryImage,
-                                     headroom: AppleGainMap.headroom(mapXMP: xmp, exif: primaryEXIF))
-        reading.storedSize = (Int(heif_image_handle_get_width(map)), Int(heif_image_handle_get_height(map)))
-        guard decodes, let headroom = reading.headroom, headroom > 1 else { return reading }
-        // A map is never larger than its picture: anything else is refused before decoding (bombs).
-        let primarySize = Int(heif_image_handle_get_width(primary)) * Int(heif_image_handle_get_height(primary))
-        guard let size = reading.storedSize, size.width > 0, size.height > 0, size.width * size.height <= primarySize else {
-            reading.warnings.append("the HDR gain map is larger than the picture; it is left out")
-            return reading
+        var reading = GainMapReading(origin: .appleAuxiliaryImage)
+        switch AppleGainMap.checkedHeadroom(AppleGainMap.headroom(mapXMP: xmp, exif: primaryEXIF)) {
+        case .success(let headroom)?: reading.headroom = headroom
+        case .failure(let problem)?: reading.problem = problem.description
+        case nil: break
         }
+        let size = (width: Int(heif_image_handle_get_width(map)), height: Int(heif_image_handle_get_height(map)))
+        reading.storedSize = size
+        // A map is never larger than its picture, counted as libheif decodes it (a grid tile by tile,
+        // whatever its `ispe` says): anything else is refused before decoding (bombs).
+        let primarySize = Int(heif_image_handle_get_width(primary)) * Int(heif_image_handle_get_height(primary))
+        let cost = HeifAuxiliaryCost.decodedPixels(file, auxiliaryType: AppleGainMap.auxiliaryType)
+        if reading.problem == nil, size.width <= 0 || size.height <= 0 || size.width * size.height > primarySize || (cost ?? .max) > primarySize {
+            reading.problem = cost.map { "decoding the gain map takes \($0) pixels, more than the \(primarySize) of its picture" }
+                ?? "the gain map's size cannot be told before decoding it"
+            reading.headroom = nil
+        }
+        guard decodes, reading.problem == nil, let headroom = reading.headroom, headroom > 1 else { return reading }
         do {
             var plane = try grey(map)
+            guard plane.width == size.width, plane.height == size.height else {
+                reading.problem = "the gain map decodes as \(plane.width)x\(plane.height), not the \(size.width)x\(size.height) it states"
+                return reading
+            }
             // libheif turns the primary by its irot/imir; a map stored without transforms of its own
             // (as iPhones store it) must follow the primary's.
             if let transforms = HeifItemTransforms(file, auxiliaryType: AppleGainMap.auxiliaryType), transforms.auxiliary.isEmpty {

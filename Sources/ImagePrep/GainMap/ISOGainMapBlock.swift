@@ -14,34 +14,53 @@ enum ISOGainMapBlock {
     private static let backwardDirection: UInt8 = 0x04
     private static let commonDenominator: UInt8 = 0x08
 
-    /// The values of a full block (after the header); nil for a version-only block, a block this
-    /// reader does not understand, or one whose base rendition is the HDR one. A three-channel block
-    /// gives its first channel (a grey map is what imgprep carries).
-    static func metadata(in payload: [UInt8]) -> GainMapMetadata? {
-        guard payload.starts(with: header) else { return nil }
+    /// The values of a full block (after the header), checked (`GainMapMetadata.validated`); nil for a
+    /// payload that is not an ISO 21496-1 block or is the version-only block. A block this reader cannot
+    /// follow is a problem, not a silent miss, since readers that prefer ISO to XMP (libultrahdr) would
+    /// refuse the file: a minimum version other than 0, the backward direction, per-channel values
+    /// (imgprep carries grey maps), a zero denominator, a length other than the flags say.
+    static func metadata(in payload: [UInt8]) -> Result<GainMapMetadata, GainMapProblem>? {
+        guard payload.starts(with: header), payload.count > versionPayload.count else { return nil }
         var reader = BigEndianReader(Array(payload.dropFirst(header.count)))
-        guard let minimumVersion = reader.u16(), minimumVersion == 0, reader.u16() != nil, let flags = reader.u8(),
-              flags & backwardDirection == 0 else { return nil }
+        guard let minimumVersion = reader.u16(), reader.u16() != nil, let flags = reader.u8() else {
+            return .failure(GainMapProblem("its ISO 21496-1 block is cut short"))
+        }
+        guard minimumVersion == 0 else { return .failure(GainMapProblem("its ISO 21496-1 block needs version \(minimumVersion)")) }
+        guard flags & backwardDirection == 0 else {
+            return .failure(GainMapProblem("its ISO 21496-1 block maps from HDR to SDR (not supported)"))
+        }
+        guard flags & multiChannel == 0 else {
+            return .failure(GainMapProblem("its ISO 21496-1 block has per-channel values (imgprep carries grey maps)"))
+        }
+        let names = ["base headroom", "alternate headroom", "gain map min", "gain map max", "gamma", "base offset", "alternate offset"]
+        let signed = [false, false, true, true, false, true, true]
         var fractions: [Double] = []
         if flags & commonDenominator != 0 {
-            guard let denominator = reader.u32(), denominator != 0,
-                  let base = reader.u32(), let alternate = reader.u32(),
+            guard let denominator = reader.u32(), let base = reader.u32(), let alternate = reader.u32(),
                   let minimum = reader.s32(), let maximum = reader.s32(), let gamma = reader.u32(),
-                  let baseOffset = reader.s32(), let alternateOffset = reader.s32() else { return nil }
+                  let baseOffset = reader.s32(), let alternateOffset = reader.s32() else {
+                return .failure(GainMapProblem("its ISO 21496-1 block is cut short"))
+            }
+            guard denominator != 0 else { return .failure(GainMapProblem("its ISO 21496-1 block has a zero denominator")) }
             fractions = [Double(base), Double(alternate), Double(minimum), Double(maximum), Double(gamma),
                          Double(baseOffset), Double(alternateOffset)].map { $0 / Double(denominator) }
         } else {
-            let signed = [false, false, true, true, false, true, true]
-            for isSigned in signed {
+            for (name, isSigned) in zip(names, signed) {
                 guard let numerator = isSigned ? reader.s32().map(Double.init) : reader.u32().map(Double.init),
-                      let denominator = reader.u32(), denominator != 0 else { return nil }
+                      let denominator = reader.u32() else {
+                    return .failure(GainMapProblem("its ISO 21496-1 block is cut short"))
+                }
+                guard denominator != 0 else { return .failure(GainMapProblem("its ISO 21496-1 \(name) has a zero denominator")) }
                 fractions.append(numerator / Double(denominator))
             }
+        }
+        guard reader.isAtEnd else {
+            return .failure(GainMapProblem("its ISO 21496-1 block has \(reader.remaining) bytes more than its flags say"))
         }
         let metadata = GainMapMetadata(gainMapMin: fractions[2], gainMapMax: fractions[3], gamma: fractions[4],
                                        offsetSDR: fractions[5], offsetHDR: fractions[6],
                                        hdrCapacityMin: fractions[0], hdrCapacityMax: fractions[1])
-        return metadata
+        return metadata.validated()
     }
 
     /// The full block, in the explicit form (a denominator per value: libavif misreads the common one).
@@ -99,4 +118,7 @@ struct BigEndianReader {
     }
 
     mutating func s32() -> Int32? { u32().map { Int32(bitPattern: $0) } }
+
+    var isAtEnd: Bool { position >= bytes.count }
+    var remaining: Int { max(0, bytes.count - position) }
 }

@@ -6,16 +6,23 @@ enum MultiPictureFormat {
     static let payloadSize = 86
 
     /// Byte ranges (in the file) of the images after the first that an APP2 MPF segment of `file`
-    /// lists and that lie inside the file, in the order listed.
+    /// lists and that lie inside the file, in the order listed. The first segment whose index can be
+    /// read counts (as in libultrahdr: a damaged `MPF\0` segment before the real one is passed over).
     static func secondaryImages(in file: [UInt8]) -> [Range<Int>] {
-        guard let segment = JPEGSegmentWalk.segments(in: file).first(where: { $0.marker == JPEGSegment.app2 && file[$0.payload].starts(with: header) })
-        else { return [] }
+        for segment in JPEGSegmentWalk.segments(in: file)
+        where segment.marker == JPEGSegment.app2 && file[segment.payload].starts(with: header) {
+            if let images = secondaryImages(in: file, index: segment) { return images }
+        }
+        return []
+    }
+
+    private static func secondaryImages(in file: [UInt8], index segment: JPEGSegmentWalk.Segment) -> [Range<Int>]? {
         let base = segment.payload.lowerBound + header.count   // offsets count from the TIFF header
         guard let tiff = try? TIFFBlock(Array(file[base..<segment.payload.upperBound])),
               let ifd = try? tiff.directory(at: tiff.ifd0Offset, "MP Index IFD"),
               let countEntry = ifd.entry(0xB001), let count = (try? tiff.integers(countEntry))?.first,
-              let listEntry = ifd.entry(0xB002), listEntry.count == 16 * count, count >= 2, count <= 64,
-              let list = try? tiff.valueRange(listEntry) else { return [] }
+              let listEntry = ifd.entry(0xB002), count >= 2, count <= 64, listEntry.count == 16 * count,
+              let list = try? tiff.valueRange(listEntry) else { return nil }
         var images: [Range<Int>] = []
         for index in 1..<count {
             let entry = list.lowerBound + 16 * index

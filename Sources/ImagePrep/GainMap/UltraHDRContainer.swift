@@ -75,4 +75,19 @@ enum UltraHDRContainer {
         let length = payload.count + 2
         return [0xFF, marker, UInt8(length >> 8), UInt8(length & 0xFF)] + payload
     }
+
+    /// Whether an Ultra HDR file whose map `reading` read and checked states nothing else about gain
+    /// maps, so it may leave byte for byte: one MPF index, at most the ISO version block in the primary,
+    /// a primary XMP packet that parses with `hdrgm:Version` 1.0 and no Apple claim, no claim in the
+    /// extended XMP, and a map image that states its values once.
+    static func statesOnlyItsMap(_ file: [UInt8], metadata: ImageMetadata, reading: GainMapReading) -> Bool {
+        guard reading.statementsAreClean, let xmp = metadata.xmp, (try? XMPScanner.elements(of: xmp)) != nil,
+              XMPValues.text("Version", namespace: GainMapXMP.namespace, in: xmp) == "1.0",
+              xmp.firstRange(of: Array(AppleGainMap.xmpNamespace.utf8)) == nil,
+              metadata.extendedXMP.map({ GainMapClaims.inPacket($0.packet) }) != true else { return false }
+        let app2 = JPEGSegmentWalk.segments(in: file).filter { $0.marker == JPEGSegment.app2 }.map { Array(file[$0.payload]) }
+        let mpf = app2.filter { $0.starts(with: MultiPictureFormat.header) }
+        let iso = app2.filter { $0.starts(with: ISOGainMapBlock.header) }
+        return mpf.count == 1 && iso.allSatisfy { $0 == ISOGainMapBlock.versionPayload } && iso.count <= 1
+    }
 }

@@ -153,8 +153,8 @@ public enum ImageInspector {
         let reading = JPEGGainMapReader.read(file, primaryEXIF: metadata.exif, decodes: false)
         if let origin = reading.origin {
             description.gainMap = GainMapSummary(reading, origin: origin, bytes: MultiPictureFormat.secondaryImages(in: file).first?.count)
-            description.notes += reading.warnings
-        } else if metadata.xmp.map(GainMapXMP.claimsGainMap) == true {
+            description.notes += reading.warnings + (reading.problem.map { ["the gain map cannot be used: \($0) (imgprep leaves it out)"] } ?? [])
+        } else if GainMapClaims.inJPEGHeader(file) {
             description.notes.append("the XMP says there is an Ultra HDR gain map, but the file holds none (imgprep removes the claim)")
         }
         return description
@@ -274,7 +274,10 @@ public enum ImageInspector {
             description.notes.append("EXIF Orientation is informational in HEIF; the irot/imir boxes decide, and outputs get Orientation 1")
         }
         let reading = HeifGainMapReader.read(file, primary: handle, primaryEXIF: metadata.exif, decodes: false)
-        if let origin = reading.origin { description.gainMap = GainMapSummary(reading, origin: origin, bytes: nil) }
+        if let origin = reading.origin {
+            description.gainMap = GainMapSummary(reading, origin: origin, bytes: nil)
+            description.notes += reading.problem.map { ["the gain map cannot be used: \($0) (imgprep leaves it out)"] } ?? []
+        }
         if structure?.items.contains(where: { $0.type == "tmap" }) == true {
             description.notes.append("an ISO 21496-1 tone-map (tmap) item too, which libheif 1.15 cannot read: "
                 + (reading.origin == nil ? "its gain map is not kept" : "the Apple gain map is kept, the tmap's own values are not used"))

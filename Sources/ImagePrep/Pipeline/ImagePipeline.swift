@@ -84,7 +84,8 @@ public enum ImagePipeline {
                 .scaled(from: upright, to: (picture.width, picture.height), threads: threads)
         }
         decoded.warnings += GainMapPlan.notes(decoded.gainMap, written: gainMap != nil, settings: settings)
-        if gainMap == nil { decoded.metadata.xmp = decoded.metadata.xmp.map(GainMapPlan.withoutClaims) }
+        // Claims of the source's map go in any case: a kept map gets claims of its own (GainMapJPEGEncoder).
+        GainMapPlan.withoutClaims(&decoded.metadata, warnings: &decoded.warnings)
         if decoded.gainMap.origin != nil {
             decoded.metadata.uncarriedSegments = GainMapPlan.withoutContainerSegments(decoded.metadata.uncarriedSegments)
         }

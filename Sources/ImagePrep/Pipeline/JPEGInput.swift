@@ -22,10 +22,13 @@ enum JPEGInput {
         let keepsGainMap = GainMapPlan.writes(settings)
         let gainMap = JPEGGainMapReader.read(file, primaryEXIF: metadata.exif, decodes: keepsGainMap)
         // (An MPF file of other images, such as a camera's preview, is not a gain-map file.)
-        let hasGainMapStructure = gainMap.origin != nil || metadata.xmp.map(GainMapXMP.claimsGainMap) == true
+        let hasGainMapStructure = gainMap.origin != nil || GainMapClaims.inJPEGHeader(file)
         if hasGainMapStructure { metadata.uncarriedSegments = GainMapPlan.withoutContainerSegments(metadata.uncarriedSegments) }
-        // Only an Ultra HDR file that keeps its map can leave as it came (Apple's maps are converted).
-        let gainMapMustChange = keepsGainMap ? gainMap.origin == .appleMPF || (gainMap.gainMap == nil && hasGainMapStructure)
+        // Only an Ultra HDR file that keeps a map imgprep read and checked, and states nothing it did not
+        // read, can leave as it came (Apple's maps are converted).
+        let gainMapMustChange = keepsGainMap
+            ? gainMap.origin == .appleMPF || (gainMap.gainMap == nil && hasGainMapStructure)
+                || (gainMap.gainMap != nil && !UltraHDRContainer.statesOnlyItsMap(file, metadata: metadata, reading: gainMap))
             : hasGainMapStructure
         // Keeping the coefficients saves only what optimal Huffman tables and removed metadata save (under a
         // tenth on camera files), so a file more than a fifth over its limit goes straight to the re-encode.
@@ -47,6 +50,8 @@ enum JPEGInput {
                 // Segments imgprep does not read stay when the header is edited in place: named only if they go.
                 var readable = metadata
                 readable.uncarriedSegments = []
+                // The source's claims go; a kept map gets claims of its own below.
+                GainMapPlan.withoutClaims(&readable, warnings: &warnings)
                 var output = OutputMetadata.prepare(readable, for: JPEGEncoder(), width: upright.width, height: upright.height,
                                                     settings: settings, warnings: &warnings)
                 // The map turned by the same transform, re-encoded at the map's own quality.
@@ -58,7 +63,6 @@ enum JPEGInput {
                 if let map {
                     output = UltraHDRContainer.primaryMetadata(output, mapLength: map.count)
                 } else {
-                    output.xmp = output.xmp.map(GainMapPlan.withoutClaims)
                     warnings += GainMapPlan.notes(gainMap, written: false, settings: settings)
                 }
                 let segments = JPEGSegment.segments(for: output)

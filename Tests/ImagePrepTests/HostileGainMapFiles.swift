@@ -1,0 +1,162 @@
+import Foundation
+@testable import ImagePrep
+
+/// Ultra HDR and Apple gain-map JPEGs made in memory, valid or lying in one place each: the map's
+/// `hdrgm` values, its ISO 21496-1 block, the primary's claims, the MPF index, the map's channels,
+/// Apple's headroom. A 96x64 textured picture with a gradient map that brightens its right side.
+enum HostileGainMapFiles {
+    static let width = 96, height = 64
+
+    /// The map's `hdrgm` values as text, in the order libultrahdr writes them.
+    static let validValues: KeyValuePairs<String, String> = [
+        "GainMapMin": "0", "GainMapMax": "2", "Gamma": "1", "OffsetSDR": "0.015625", "OffsetHDR": "0.015625",
+        "HDRCapacityMin": "0", "HDRCapacityMax": "2",
+    ]
+    static let validMetadata = GainMapMetadata(gainMapMin: 0, gainMapMax: 2, gamma: 1, offsetSDR: 0.015625,
+                                               offsetHDR: 0.015625, hdrCapacityMin: 0, hdrCapacityMax: 2)
+
+    /// The map's XMP packet: `values` as attributes (a value of nil leaves it out).
+    static func mapXMP(version: String? = "1.0", replacing changes: [String: String?] = [:], extra: String = "") -> String {
+        var attributes = version.map { "hdrgm:Version=\"\($0)\"" }.map { [$0] } ?? []
+        for (name, value) in validValues {
+            let changed = changes[name] ?? value
+            if let changed { attributes.append("hdrgm:\(name)=\"\(changed)\"") }
+        }
+        return """
+            <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+            <rdf:Description rdf:about="" xmlns:hdrgm="http://ns.adobe.com/hdr-gain-map/1.0/" \(attributes.joined(separator: " ")) hdrgm:BaseRenditionIsHDR="False"\(extra)/>
+            </rdf:RDF></x:xmpmeta>
+            """
+    }
+
+    /// The primary's XMP: version and directory, `LENGTH` standing for the map's size.
+    static let primaryXMP = """
+        <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+        <rdf:Description rdf:about="" xmlns:hdrgm="http://ns.adobe.com/hdr-gain-map/1.0/"
+          xmlns:Container="http://ns.google.com/photos/1.0/container/" xmlns:Item="http://ns.google.com/photos/1.0/container/item/"
+          hdrgm:Version="1.0"><Container:Directory><rdf:Seq>
+          <rdf:li rdf:parseType="Resource"><Container:Item Item:Semantic="Primary" Item:Mime="image/jpeg"/></rdf:li>
+          <rdf:li rdf:parseType="Resource"><Container:Item Item:Semantic="GainMap" Item:Mime="image/jpeg" Item:Length="LENGTH"/></rdf:li>
+        </rdf:Seq></Container:Directory></rdf:Description></rdf:RDF></x:xmpmeta>
+        """
+
+    static func xmpSegment(_ packet: String) -> JPEGSegment {
+        JPEGSegment(marker: JPEGSegment.app1, payload: JPEGSegment.xmpHeader + Array(packet.utf8))
+    }
+
+    static func isoSegment(_ payload: [UInt8]) -> JPEGSegment { JPEGSegment(marker: JPEGSegment.app2, payload: payload) }
+
+    /// An explicit single-channel ISO block: (numerator, denominator) for base and alternate headroom,
+    /// then min, max, gamma, base offset, alternate offset.
+    static func isoPayload(_ fractions: [(Int64, UInt32)], flags: UInt8 = 0x40) -> [UInt8] {
+        var bytes = ISOGainMapBlock.header + [0, 0, 0, 0, flags]
+        for (numerator, denominator) in fractions {
+            bytes += HostileFiles.bigEndian(UInt32(truncatingIfNeeded: numerator)) + HostileFiles.bigEndian(denominator)
+        }
+        return bytes
+    }
+
+    static var validISOFractions: [(Int64, UInt32)] { [(0, 1), (2, 1), (0, 1), (2, 1), (1, 1), (1, 64), (1, 64)] }
+
+    /// The picture: a colour gradient with texture.
+    static func picture() -> PixelBuffer {
+        var pixels: [UInt8] = []
+        for y in 0..<height {
+            for x in 0..<width {
+                let noise = (x &* 7919 &+ y &* 104_729) % 48   // texture, so the picture is not almost free to code
+                pixels += [UInt8(x * 200 / width + noise), UInt8(y * 200 / height + noise), UInt8(160 + noise)]
+            }
+        }
+        return PixelBuffer(width: width, height: height, channels: 3, pixels: pixels)
+    }
+
+    /// The map image: grey (a gradient, dark on the left) or, with `channels: 3`, the same in RGB.
+    static func mapImage(segments: [JPEGSegment], channels: Int = 1) throws -> [UInt8] {
+        let mapWidth = width / 2, mapHeight = height / 2
+        var settings = JPEGSettings()
+        settings.writeJFIF = false
+        let samples = (0..<(mapWidth * mapHeight)).map { UInt8(($0 % mapWidth) * 255 / (mapWidth - 1)) }
+        if channels == 1 {
+            return try JPEGEncoder(settings: settings).encode(GrayPlane(width: mapWidth, height: mapHeight, pixels: samples),
+                                                              quality: 90, settings: settings, segments: segments)
+        }
+        let rgb = PixelBuffer(width: mapWidth, height: mapHeight, channels: 3, pixels: samples.flatMap { [$0, $0, $0] })
+        return try JPEGEncoder(settings: settings).encode(rgb, quality: 90, settings: settings, segments: segments)
+    }
+
+    /// An Ultra HDR file as libultrahdr lays it out, with the map image's segments and the primary's
+    /// own given (the primary's XMP names the map's length where it says `LENGTH`).
+    static func ultraHDR(mapSegments: [JPEGSegment]? = nil, mapChannels: Int = 1, primaryXMP: String? = primaryXMP,
+                         primarySegments: [JPEGSegment] = []) throws -> [UInt8] {
+        let map = try mapImage(segments: mapSegments ?? [xmpSegment(mapXMP()), isoSegment(isoPayload(validISOFractions))],
+                               channels: mapChannels)
+        var segments = primaryXMP.map { [xmpSegment($0.replacingOccurrences(of: "LENGTH", with: "\(map.count)"))] } ?? []
+        segments += primarySegments
+        let primary = try JPEGEncoder().encode(picture(), quality: 90, settings: JPEGSettings(), segments: segments)
+        return UltraHDRContainer.assemble(primary: primary, map: map)
+    }
+
+    /// A plain JPEG (no map) with the given segments.
+    static func plain(segments: [JPEGSegment]) throws -> [UInt8] {
+        try JPEGEncoder().encode(picture(), quality: 90, settings: JPEGSettings(), segments: segments)
+    }
+
+    /// `file` with `junk` inserted as an APP2 segment right after SOI (offsets in a later MPF index
+    /// count from that index, so it stays right).
+    static func inserting(_ junk: [UInt8], after soi: [UInt8]) -> [UInt8] {
+        let length = junk.count + 2
+        return [0xFF, 0xD8, 0xFF, JPEGSegment.app2, UInt8(length >> 8), UInt8(length & 0xFF)] + junk + soi.dropFirst(2)
+    }
+
+    /// An Apple-style MPF gain-map JPEG: the map image has Apple's HDRGainMap XMP, and the headroom
+    /// comes from `mapXMP` or from the primary's MakerNote tags 33 and 48 (signed rationals).
+    static func appleMPF(tag33: (Int32, Int32) = (1, 1), tag48: (Int32, Int32) = (0, 1),
+                         mapXMP: String = appleMapXMP(version: nil, headroom: nil)) throws -> [UInt8] {
+        let map = try mapImage(segments: [xmpSegment(mapXMP)])
+        let primary = try JPEGEncoder().encode(picture(), quality: 90, settings: JPEGSettings(),
+                                               segments: JPEGSegment.segments(for: ImageMetadata(exif: appleEXIF(tag33: tag33, tag48: tag48))))
+        return UltraHDRContainer.assemble(primary: primary, map: map)   // (an ISO version block too: harmless here)
+    }
+
+    static func appleMapXMP(version: Int?, headroom: String?) -> String {
+        let attributes = [version.map { "HDRGainMap:HDRGainMapVersion=\"\($0)\"" }, headroom.map { "HDRGainMap:HDRGainMapHeadroom=\"\($0)\"" }]
+            .compactMap { $0 }.joined(separator: " ")
+        return """
+            <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+            <rdf:Description rdf:about="" xmlns:HDRGainMap="http://ns.apple.com/HDRGainMap/1.0/" \(attributes)/>
+            </rdf:RDF></x:xmpmeta>
+            """
+    }
+
+    /// EXIF with an ExifIFD holding an Apple MakerNote ("Apple iOS\0", version, "MM", a big-endian IFD
+    /// of tags 33 and 48, offsets from the MakerNote's start).
+    static func appleEXIF(tag33: (Int32, Int32), tag48: (Int32, Int32)) -> [UInt8] {
+        func be32(_ value: Int32) -> [UInt8] { HostileFiles.bigEndian(UInt32(bitPattern: value)) }
+        var note = Array("Apple iOS".utf8) + [0, 0, 1] + Array("MM".utf8) + HostileFiles.bigEndian16(2)
+        let values = 16 + 2 * 12 + 4
+        note += HostileFiles.bigEndian16(33) + HostileFiles.bigEndian16(10) + HostileFiles.bigEndian(1) + HostileFiles.bigEndian(UInt32(values))
+        note += HostileFiles.bigEndian16(48) + HostileFiles.bigEndian16(10) + HostileFiles.bigEndian(1) + HostileFiles.bigEndian(UInt32(values + 8))
+        note += [0, 0, 0, 0] + be32(tag33.0) + be32(tag33.1) + be32(tag48.0) + be32(tag48.1)
+        // Little-endian TIFF: IFD0 (one entry: the ExifIFD pointer) at 8, the ExifIFD (one entry: the MakerNote) after it.
+        let exifIFD = UInt32(8 + 2 + 12 + 4)
+        let noteOffset = exifIFD + 2 + 12 + 4
+        var tiff = Array("II".utf8) + [42, 0] + HostileFiles.littleEndian(8)
+        tiff += HostileFiles.littleEndian16(1) + HostileFiles.littleEndian16(0x8769) + HostileFiles.littleEndian16(4)
+            + HostileFiles.littleEndian(1) + HostileFiles.littleEndian(exifIFD) + HostileFiles.littleEndian(0)
+        tiff += HostileFiles.littleEndian16(1) + HostileFiles.littleEndian16(0x927C) + HostileFiles.littleEndian16(7)
+            + HostileFiles.littleEndian(UInt32(note.count)) + HostileFiles.littleEndian(noteOffset) + HostileFiles.littleEndian(0)
+        return tiff + note
+    }
+
+    /// Extended XMP segments for `packet`, and the main packet that names them (GUID = MD5 of the packet).
+    static func extendedXMP(_ packet: String, mainAttributes: String = "") -> [JPEGSegment] {
+        let bytes = Array(packet.utf8)
+        let guid = Array(MD5.digest(bytes).map { String(format: "%02X", $0) }.joined().utf8)
+        let main = """
+            <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+            <rdf:Description rdf:about="" xmlns:xmpNote="http://ns.adobe.com/xmp/note/" xmpNote:HasExtendedXMP="\(String(decoding: guid, as: UTF8.self))"\(mainAttributes)/>
+            </rdf:RDF></x:xmpmeta>
+            """
+        return [xmpSegment(main)] + ExtendedXMP(guid: guid, packet: bytes).segments
+    }
+}
