@@ -191,4 +191,40 @@ struct GainMapTrustTests {
             }
         }
     }
+
+    /// A HEIC gain map that is a grid of 1600 references to one 96x64 tile (libheif would decode a
+    /// 3840x2560 map for a 96x64 picture, 1600 decodes from a file of a few kilobytes) is refused before
+    /// it is decoded, counted tile by tile, whatever its `ispe` says.
+    @Test(.enabled(if: TestSupport.toolExists("heif-enc"), "heif-enc (libheif-examples) is not installed"))
+    func heicGridGainMapIsCountedTileByTile() throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let tileJPEG = dir.appendingPathComponent("tile.jpg")
+        try Data(try JPEGEncoder().encode(Files.picture(), quality: 80, settings: JPEGSettings())).write(to: tileJPEG)
+        let tileHEIC = dir.appendingPathComponent("tile.heic")
+        let encode = try TestSupport.run("heif-enc", ["-q", "50", tileJPEG.path, "-o", tileHEIC.path])
+        try #require(encode.status == 0, "\(encode.stderr)")
+        let bomb = try Files.heicWithGridGainMap(tileFile: try TestSupport.bytes(tileHEIC.path),
+                                                 tileWidth: UInt32(Files.width), tileHeight: UInt32(Files.height))
+        let path = dir.appendingPathComponent("grid-map.heic").path
+        try Data(bomb).write(to: URL(fileURLWithPath: path))
+        // libheif reads the file: the picture is the tile.
+        let heifInfo = try TestSupport.run("heif-info", [path])
+        #expect(heifInfo.stdout.contains("image: 96x64"), "\(heifInfo.stdout) \(heifInfo.stderr)")
+
+        let output = dir.appendingPathComponent("out.jpg").path
+        let run = try TestSupport.imgprep(["convert", path, "-o", output, "--max-pixels", "1000000", "--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let line = try #require(Self.jsonLines(run.stdout).first)
+        #expect(line["status"] as? String == "ok" && line["gain_map"] == nil, "\(line)")
+        let warnings = (line["warnings"] as? [String] ?? []).joined(separator: " | ")
+        #expect(warnings.contains("gain map") && warnings.contains("pixels"), "\(warnings)")
+        #expect(line["width"] as? Int == Files.width && line["height"] as? Int == Files.height, "\(line)")
+        let check = try TestSupport.run(IndependentUltraHDRReader.python,
+                                        [TestSupport.packageRoot.appendingPathComponent("scripts/gainmap_claims.py").path, output])
+        #expect(check.stdout.contains("\"claims\": []"), "\(check.stdout)")
+
+        let info = try TestSupport.imgprep(["info", path])
+        #expect(info.status == 0 && info.stdout.contains("decoding the gain map takes"), "\(info.stdout) \(info.stderr)")
+    }
 }

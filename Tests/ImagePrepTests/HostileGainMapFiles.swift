@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 @testable import ImagePrep
 
 /// Ultra HDR and Apple gain-map JPEGs made in memory, valid or lying in one place each: the map's
@@ -158,5 +159,55 @@ enum HostileGainMapFiles {
             </rdf:RDF></x:xmpmeta>
             """
         return [xmpSegment(main)] + ExtendedXMP(guid: guid, packet: bytes).segments
+    }
+}
+
+extension HostileGainMapFiles {
+    /// A HEIC whose picture is one small tile (`tileFile`: a one-tile heif-enc file, whose mdat is the
+    /// tile's data) and whose Apple gain map is a 40x40 `grid` of references to that same tile, with an
+    /// `ispe` that says it is as small as the picture: libheif decodes 1600 tiles into a map 40 times
+    /// wider and higher than the picture. The headroom comes from an Apple MakerNote in the EXIF.
+    static func heicWithGridGainMap(tileFile: [UInt8], tileWidth: UInt32, tileHeight: UInt32) throws -> [UInt8] {
+        typealias H = HostileFiles
+        let ipco = try #require(ISOBMFF.find(["meta", "iprp", "ipco"], in: tileFile))
+        let hvcC = try #require(ISOBMFF.children(of: ipco, in: tileFile).first { $0.type == "hvcC" })
+        let mdat = try #require(ISOBMFF.topLevelBoxes(tileFile).first { $0.type == "mdat" })
+        let tile = Array(tileFile[mdat.payload])
+        let exif = H.bigEndian(0) + appleEXIF(tag33: (1, 1), tag48: (0, 1))
+        let side: UInt32 = 40
+        func u16(_ v: Int) -> [UInt8] { H.bigEndian16(UInt16(v)) }
+        func infe(_ id: Int, _ type: String, hidden: Bool = false) -> [UInt8] {
+            H.box("infe", [2, 0, 0, hidden ? 1 : 0] + u16(id) + u16(0) + Array(type.utf8) + [0])
+        }
+        func reference(_ type: String, from: Int, to: [Int]) -> [UInt8] {
+            H.box(type, u16(from) + u16(to.count) + to.flatMap(u16))
+        }
+        let hdlr = H.fullBox("hdlr", [0, 0, 0, 0] + Array("pict".utf8) + [UInt8](repeating: 0, count: 12) + [0])
+        let pitm = H.fullBox("pitm", u16(2))
+        let iinf = H.fullBox("iinf", u16(4) + infe(1, "hvc1", hidden: true) + infe(2, "hvc1") + infe(3, "grid") + infe(4, "Exif"))
+        let iref = H.fullBox("iref", reference("dimg", from: 3, to: [Int](repeating: 1, count: Int(side * side)))
+                             + reference("auxl", from: 3, to: [2]) + reference("cdsc", from: 4, to: [2]))
+        let ispe = H.fullBox("ispe", H.bigEndian(tileWidth) + H.bigEndian(tileHeight))
+        let auxC = H.fullBox("auxC", Array(AppleGainMap.auxiliaryType.utf8) + [0])
+        let ipcoBox = H.box("ipco", Array(tileFile[hvcC.start..<hvcC.end]) + ispe + auxC)
+        // Properties 1 hvcC, 2 ispe, 3 auxC; the high bit marks one essential.
+        let ipma = H.fullBox("ipma", H.bigEndian(3) + u16(1) + [2, 0x81, 0x02] + u16(2) + [2, 0x81, 0x02] + u16(3) + [2, 0x02, 0x83])
+        let iprp = H.box("iprp", ipcoBox + ipma)
+        // The grid: version 0, 32-bit sizes, 40 rows and columns, its output 40 tiles wide and high.
+        let grid: [UInt8] = [0, 1, UInt8(side - 1), UInt8(side - 1)] + H.bigEndian(tileWidth * side) + H.bigEndian(tileHeight * side)
+        let idat = H.box("idat", grid)
+        func iloc(mdatStart: Int) -> [UInt8] {
+            func entry(_ id: Int, method: Int, offset: Int, length: Int) -> [UInt8] {
+                u16(id) + u16(method) + u16(0) + u16(1) + H.bigEndian(UInt32(offset)) + H.bigEndian(UInt32(length))
+            }
+            return H.fullBox("iloc", version: 1, [0x44, 0x00] + u16(4)
+                             + entry(1, method: 0, offset: mdatStart, length: tile.count)
+                             + entry(2, method: 0, offset: mdatStart, length: tile.count)
+                             + entry(3, method: 1, offset: 0, length: grid.count)
+                             + entry(4, method: 0, offset: mdatStart + tile.count, length: exif.count))
+        }
+        func meta(mdatStart: Int) -> [UInt8] { H.fullBox("meta", hdlr + pitm + iloc(mdatStart: mdatStart) + iinf + iref + iprp + idat) }
+        let mdatStart = H.heicFileType.count + meta(mdatStart: 0).count + 8
+        return H.heicFileType + meta(mdatStart: mdatStart) + H.box("mdat", tile + exif)
     }
 }
