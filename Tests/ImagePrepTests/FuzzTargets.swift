@@ -1,3 +1,4 @@
+import Foundation
 @testable import ImagePrep
 
 /// What each fuzz target does with one input. `scripts/fuzz.sh` compiles this file with
@@ -73,9 +74,25 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         if let patched = try? XMP.patch(bytes, resetOrientation: true, stripLocation: true) {
             precondition(!XMP.hasLocation(patched), "location survived --strip-location in XMP")
         }
+        if case .success(let values)? = GainMapXMP.metadata(in: bytes) { checkGainMapValues(values) }
+        var metadata = ImageMetadata(xmp: bytes)
+        var warnings: [String] = []
+        GainMapPlan.withoutClaims(&metadata, warnings: &warnings)
+        precondition(metadata.xmp.map(GainMapClaims.inPacket) != true, "a gain-map claim survived its removal")
+    }
+
+    /// What `GainMapMetadata.validated` promises readers (libultrahdr's checks among them).
+    private static func checkGainMapValues(_ values: GainMapMetadata) {
+        precondition(values.gamma > 0 && values.offsetSDR >= 0 && values.offsetHDR >= 0 && values.gainMapMax >= values.gainMapMin
+                     && values.hdrCapacityMin >= 0 && values.hdrCapacityMax > values.hdrCapacityMin
+                     && values.headroom <= exp2(GainMapMetadata.maxStops), "gain-map values out of range passed the checks")
     }
 
     private static func jpegMarkers(_ bytes: [UInt8]) {
+        if case .success(let values)? = ISOGainMapBlock.metadata(in: bytes) { checkGainMapValues(values) }
+        let reading = JPEGGainMapReader.read(bytes, primaryEXIF: nil, decodes: true)
+        if let values = reading.gainMap?.metadata { checkGainMapValues(values) }
+        precondition(reading.headroom.map { $0.isFinite && $0 <= exp2(GainMapMetadata.maxStops) } != false, "headroom out of range")
         let (metadata, _) = JPEGMarkers.metadata(in: bytes)
         _ = JPEGMarkers.estimatedQuality(of: bytes)
         _ = HeaderProbe.jpeg(bytes)

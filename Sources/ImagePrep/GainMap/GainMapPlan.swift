@@ -31,11 +31,11 @@ enum GainMapPlan {
     /// XMP packet that claims one goes whole too (its GUID is the MD5 of its bytes).
     static func withoutClaims(_ metadata: inout ImageMetadata, warnings: inout [String]) {
         if let packet = metadata.xmp, GainMapClaims.inPacket(packet) {
-            if let cleaned = try? GainMapXMP.removingClaims(packet) {
+            if let cleaned = try? GainMapXMP.removingClaims(packet), !GainMapClaims.inPacket(cleaned) {
                 metadata.xmp = cleaned
             } else {
                 metadata.xmp = nil
-                warnings.append("dropped the XMP packet: it claims an HDR gain map and is not well-formed, so the claim cannot be taken out alone")
+                warnings.append("dropped the XMP packet: it claims an HDR gain map in a way that cannot be taken out alone (not well-formed, or the namespace named in text)")
             }
         }
         if let extended = metadata.extendedXMP, GainMapClaims.inPacket(extended.packet) {
