@@ -227,4 +227,32 @@ struct GainMapTrustTests {
         let info = try TestSupport.imgprep(["info", path])
         #expect(info.status == 0 && info.stdout.contains("decoding the gain map takes"), "\(info.stdout) \(info.stderr)")
     }
+
+    /// Formats that carry no gain map keep no claim to one either: a WebP whose XMP claims Ultra HDR is
+    /// re-encoded rather than passed through, and the claim goes with a warning.
+    @Test(.enabled(if: TestSupport.toolExists("webpmux"), "webpmux (webp) is not installed"))
+    func aWebPThatClaimsAGainMapLosesTheClaim() throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let xmp = dir.appendingPathComponent("claim.xmp")
+        try Data(Files.primaryXMP.replacingOccurrences(of: "LENGTH", with: "1000").utf8).write(to: xmp)
+        let input = dir.appendingPathComponent("claims.webp").path
+        let source = TestSupport.packageRoot.appendingPathComponent("Tests/Fixtures/webp/exif-icc.webp").path
+        let mux = try TestSupport.run("webpmux", ["-set", "xmp", xmp.path, source, "-o", input])
+        try #require(mux.status == 0, "\(mux.stderr)")
+        for (name, arguments) in [("kept", ["compress", "--max-bytes", "10MB", "--to", "webp"]), ("jpeg", ["convert"])] {
+            let out = dir.appendingPathComponent(name)
+            let run = try TestSupport.imgprep(arguments + [input, "-o", out.path, "--json"])
+            #expect(run.status == 0, "\(name): \(run.stderr)")
+            let line = try #require(Self.jsonLines(run.stdout).first)
+            #expect(line["unchanged"] as? Bool != true, "\(name): passed through with its claim: \(line)")
+            let warnings = (line["warnings"] as? [String] ?? []).joined(separator: " | ")
+            #expect(warnings.contains("gain map"), "\(name): \(warnings)")
+            let output = try #require(line["output"] as? String)
+            let bytes = try TestSupport.bytes(output)
+            for namespace in GainMapClaims.namespaces {
+                #expect(bytes.firstRange(of: namespace) == nil, "\(name): \(String(decoding: namespace, as: UTF8.self)) is still in the output")
+            }
+        }
+    }
 }

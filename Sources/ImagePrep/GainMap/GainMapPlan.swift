@@ -26,6 +26,14 @@ enum GainMapPlan {
             ? ["left out the HDR gain map (\(origin.rawValue)): the file does not say how bright it gets"] : []
     }
 
+    /// The warning for metadata that claims a gain map the decoder found nothing of (a PNG, WebP or GIF
+    /// whose XMP says Ultra HDR, say); readers that found something say so in `notes`.
+    static func unbackedClaimNote(_ reading: GainMapReading, metadata: ImageMetadata, settings: ConversionSettings) -> [String] {
+        guard settings.hdr == .keep, reading.origin == nil, reading.problem == nil,
+              [metadata.xmp, metadata.extendedXMP?.packet].contains(where: { $0.map(GainMapClaims.inPacket) == true }) else { return [] }
+        return ["removed the claims of an HDR gain map: the file holds none that imgprep can read"]
+    }
+
     /// The metadata without anything that says there is a gain map: the claims taken out of the XMP
     /// packet, which goes whole (with a warning) when it cannot be parsed to take them out; an extended
     /// XMP packet that claims one goes whole too (its GUID is the MD5 of its bytes).

@@ -85,6 +85,7 @@ public enum ImagePipeline {
         }
         decoded.warnings += GainMapPlan.notes(decoded.gainMap, written: gainMap != nil, settings: settings)
         // Claims of the source's map go in any case: a kept map gets claims of its own (GainMapJPEGEncoder).
+        decoded.warnings += GainMapPlan.unbackedClaimNote(decoded.gainMap, metadata: decoded.metadata, settings: settings)
         GainMapPlan.withoutClaims(&decoded.metadata, warnings: &decoded.warnings)
         if decoded.gainMap.origin != nil {
             decoded.metadata.uncarriedSegments = GainMapPlan.withoutContainerSegments(decoded.metadata.uncarriedSegments)
@@ -138,6 +139,8 @@ public enum ImagePipeline {
         if let maxDimension = settings.maxDimension, max(webp.width, webp.height) > maxDimension { return nil }
         if let exif = webp.metadata.exif, let orientation = Exif.orientation(in: exif), orientation != 1 { return nil }
         if JPEGInput.metadataMustChange(webp.metadata, settings: settings) { return nil }
+        // WebP carries no gain map: an XMP claim to one must go (GainMapPlan.withoutClaims, on the re-encode).
+        if webp.metadata.xmp.map(GainMapClaims.inPacket) == true { return nil }
         if settings.color == .srgb && !SRGBConversion.isSRGB(webp.metadata.icc, stripping: settings.stripMetadata) { return nil }
         return PreparedImage(bytes: file, format: .webp, width: webp.width, height: webp.height, quality: nil,
                              encodes: 0, passedThrough: true, warnings: [])
