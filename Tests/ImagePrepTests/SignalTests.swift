@@ -28,9 +28,7 @@ import Testing
 
         /// True when it ended within `seconds`; otherwise it is killed (SIGKILL) and false.
         func ended(within seconds: Double) -> Bool {
-            let deadline = Date().addingTimeInterval(seconds)
-            while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-            guard process.isRunning else { return true }
+            guard !TestSupport.waitUntil(seconds: seconds, { !process.isRunning }) else { return true }
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             return false
@@ -51,6 +49,13 @@ import Testing
         }
     }
 
+    /// True when a thread of `pid` is blocked opening a FIFO no one writes to (the kernel's
+    /// `wait_for_partner`, in /proc/PID/task/TID/wchan).
+    static func waitsForAFIFOWriter(_ pid: pid_t) -> Bool {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.contains { (try? String(contentsOfFile: "/proc/\(pid)/task/\($0)/wchan", encoding: .utf8)) == "wait_for_partner" }
+    }
+
     static func leftovers(_ directory: String) -> [String] {
         let names = (try? FileManager.default.subpathsOfDirectory(atPath: directory)) ?? []
         return names.filter { $0.contains(".imgprep-") }
@@ -65,10 +70,8 @@ import Testing
         // The list stays open, so the run is still going when the signal comes, however fast it is.
         let run = try Run(["convert", "-j", "2", "--files-from", "-", "-o", out], in: dir)
         run.input.fileHandleForWriting.write(Data(inputs.joined(separator: "\n").appending("\n").utf8))
-        let deadline = Date().addingTimeInterval(30)
-        while BatchTests.listing(out).filter({ !$0.hasPrefix(".") }).isEmpty && Date() < deadline && run.process.isRunning {
-            Thread.sleep(forTimeInterval: 0.002)
-        }
+        #expect(TestSupport.waitUntil { !BatchTests.listing(out).filter({ !$0.hasPrefix(".") }).isEmpty || !run.process.isRunning },
+                "no output after a minute")
         kill(run.process.processIdentifier, signal)
         #expect(run.ended(within: 5), "still running 5 s after the signal")
         #expect(run.process.terminationReason == .exit, "killed by the signal instead of handling it: \(run.stderr)")
@@ -126,8 +129,10 @@ import Testing
         let fifo = dir.appendingPathComponent("list").path
         #expect(mkfifo(fifo, 0o644) == 0)
         let run = try Run(["convert", "--files-from", fifo, "-o", dir.appendingPathComponent("out").path], in: dir)
-        Thread.sleep(forTimeInterval: 0.3)   // not needed for correctness: a signal at any moment must end it
-        kill(run.process.processIdentifier, SIGTERM)
+        // Blocked opening the FIFO (its handlers, installed first, are in place by then).
+        let pid = run.process.processIdentifier
+        #expect(TestSupport.waitUntil { Self.waitsForAFIFOWriter(pid) || !run.process.isRunning }, "never waited on the FIFO")
+        kill(pid, SIGTERM)
         #expect(run.ended(within: 5), "still running 5 s after SIGTERM")
         #expect(run.process.terminationReason == .exit, "\(run.stderr)")
         #expect(run.process.terminationStatus == 128 + SIGTERM, "\(run.stderr)")

@@ -189,7 +189,7 @@ import Testing
             Thread.sleep(forTimeInterval: 0.001)
         }
         process.waitUntilExit()
-        while reader.isExecuting { Thread.sleep(forTimeInterval: 0.001) }
+        #expect(TestSupport.waitUntil { reader.isFinished }, "stdout never closed")
         #expect(process.terminationStatus == 0)
         #expect(!workers.isEmpty, "info never started a worker")
         let lines = try BatchTests.jsonLines(String(decoding: output.withLock { $0 }, as: UTF8.self))
