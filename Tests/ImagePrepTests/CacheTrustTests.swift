@@ -63,6 +63,21 @@ import Testing
         #expect(versions.contains("dav1d ") && versions.contains("libaom "), "\(versions)")
     }
 
+    /// giflib has no version call: the key names the version in the headers imgprep was built with
+    /// (read here from gif_lib.h itself) and the library file loaded.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/usr/include/gif_lib.h"), "no /usr/include/gif_lib.h (libgif-dev)"))
+    func theCacheKeyNamesGiflib() throws {
+        let header = try String(contentsOfFile: "/usr/include/gif_lib.h", encoding: .utf8)
+        func macro(_ name: String) -> String? {
+            header.split(separator: "\n").first { $0.hasPrefix("#define \(name) ") }.map { String($0.split(separator: " ").last ?? "") }
+        }
+        let version = try ["GIFLIB_MAJOR", "GIFLIB_MINOR", "GIFLIB_RELEASE"].map { try #require(macro($0), "no \($0) in gif_lib.h") }
+        let line = CodecVersions.all.first { $0.hasPrefix("giflib ") }
+        #expect(line?.hasPrefix("giflib \(version.joined(separator: ".")) (headers; libgif.so") == true, "\(CodecVersions.all)")
+        let run = try TestSupport.imgprep(["--version"])
+        #expect(run.stdout.split(separator: "\n").contains { $0.hasPrefix("giflib \(version.joined(separator: "."))") }, "\(run.stdout)")
+    }
+
     @Test(.enabled(if: LosslessJPEGTests.haveTools, "needs jpegtran (libjpeg-turbo-progs) and exiftool"))
     func aHitReportsTheWholeResult() throws {
         let dir = try TestSupport.temporaryDirectory()
