@@ -12,16 +12,19 @@ import Testing
     final class Run {
         let process = Process()
         let input = Pipe()
-        let stderrURL: URL
+        let stdoutURL: URL, stderrURL: URL
 
-        init(_ arguments: [String], in dir: URL) throws {
-            stderrURL = dir.appendingPathComponent("stderr-\(UUID().uuidString)")
+        init(_ arguments: [String], in dir: URL, binary: String = TestSupport.binary, environment: [String: String] = [:]) throws {
+            let id = UUID().uuidString
+            stdoutURL = dir.appendingPathComponent("stdout-\(id)")
+            stderrURL = dir.appendingPathComponent("stderr-\(id)")
+            _ = FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
             _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
-            process.executableURL = URL(fileURLWithPath: TestSupport.binary)
+            process.executableURL = URL(fileURLWithPath: binary)
             process.arguments = arguments
-            process.environment = TestSupport.environment()
+            process.environment = TestSupport.environment(adding: environment)
             process.standardInput = input
-            process.standardOutput = FileHandle.nullDevice
+            process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
             process.standardError = try FileHandle(forWritingTo: stderrURL)
             try process.run()
         }
@@ -34,6 +37,7 @@ import Testing
             return false
         }
 
+        var stdout: String { (try? String(contentsOf: stdoutURL, encoding: .utf8)) ?? "" }
         var stderr: String { (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? "" }
     }
 
@@ -138,4 +142,31 @@ import Testing
         #expect(run.process.terminationStatus == 128 + SIGTERM, "\(run.stderr)")
         #expect(run.stderr.contains("imgprep: interrupted by SIGTERM"), "\(run.stderr)")
     }
+
+    /// `info` handles the signals as a batch does: the file in flight (here one that stalls in its worker
+    /// for ever, the test hook) is abandoned, its worker killed, and the run exits 128 + the signal.
+    @Test(.enabled(if: TestSupport.hasTestHooks, "needs the test hooks (-D IMGPREP_TEST_HOOKS, as make test builds)"),
+          arguments: [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")])
+    func aSignalEndsInfoLikeABatch(_ signal: Int32, name: String) throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let stalled = try #require(try Self.distinctInputs(1, in: dir).first)
+        let size = try TestSupport.bytes(stalled).count
+        let run = try Run(["info", Self.fixture, stalled], in: dir, binary: TestSupport.hooksBinary,
+                          environment: ["IMGPREP_TEST_STALL": "decode:\(size)"])
+        let pid = run.process.processIdentifier
+        // The first file listed: the second, in its worker, never will be.
+        #expect(TestSupport.waitUntil { run.stdout.contains("\(Self.fixture):") || !run.process.isRunning }, "nothing listed")
+        let workers = TestSupport.children(of: pid)
+        #expect(!workers.isEmpty, "no worker holds the stalled file")
+        kill(pid, signal)
+        #expect(run.ended(within: 5), "still running 5 s after the signal")
+        #expect(run.process.terminationReason == .exit, "killed by the signal instead of handling it: \(run.stderr)")
+        #expect(run.process.terminationStatus == 128 + signal, "\(run.stderr)")
+        #expect(run.stderr.split(separator: "\n").last == "imgprep: interrupted by \(name)", "\(run.stderr)")
+        #expect(!run.stdout.contains("\(stalled):"), "\(run.stdout)")
+        #expect(TestSupport.waitUntil { !workers.contains(where: TestSupport.isRunning) }, "workers left running: \(workers)")
+        try? run.input.fileHandleForWriting.close()
+    }
 }
+
