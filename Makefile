@@ -6,7 +6,10 @@ PREFIX ?= /usr/local
 TEST_FLAGS ?=
 FUZZ_SECONDS ?= 60
 # The tests' release build. -enable-testing keeps @testable imports working in release.
-RELEASE_FLAGS := -c release -Xswiftc -enable-testing
+# IMGPREP_TEST_HOOKS compiles the test hooks (IMGPREP_TEST_STALL, Pipeline/TestStall.swift) into this build
+# only, and so into the imgprep built beside the test bundle, which the tests needing a hook run; the
+# binary `make build` ships, which every other CLI test runs, has none.
+RELEASE_FLAGS := -c release -Xswiftc -enable-testing -Xswiftc -DIMGPREP_TEST_HOOKS
 # Where `make install` puts the man page and each shell's completions (each shell's own search path).
 MANDIR ?= $(PREFIX)/share/man/man1
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
@@ -63,7 +66,7 @@ testenv: deps
 
 # Release mode: the corpus tests decode and encode dozens of real photos, ~10x faster optimised.
 # The CLI tests run the binary `make install` installs (so it is what is tested, and installing after
-# the tests builds nothing); the library tests link their own build.
+# the tests builds nothing; a test checks it has no hooks); the library tests link their own build.
 test: deps testenv build
 	IMGPREP_TEST_BINARY=$(CURDIR)/$(BIN) $(SWIFT) test $(RELEASE_FLAGS) $(TEST_FLAGS)
 

@@ -66,10 +66,11 @@ struct CommandSpec {
 
 /// What each exit status means, for --help.
 enum ExitStatus {
-    static let batch = [(0, "no file failed (skips are fine)"), (1, "some file failed"), (2, "usage error"),
-                        (129, "hung up (SIGHUP)"),
-                        (130, "interrupted (SIGINT, Ctrl-C)"), (131, "quit (SIGQUIT)"), (143, "terminated (SIGTERM)")]
-    static let info = [(0, "every file was read"), (1, "some file could not be read"), (2, "usage error")]
+    static let batch = [(0, "no file failed (skips are fine)"), (1, "some file failed"), (2, "usage error")] + signals
+    static let info = [(0, "every file was read"), (1, "some file could not be read"), (2, "usage error")] + signals
+    /// 128 + the signal's number (SignalWatcher).
+    static let signals = [(129, "hung up (SIGHUP)"), (130, "interrupted (SIGINT, Ctrl-C)"), (131, "quit (SIGQUIT)"),
+                          (143, "terminated (SIGTERM)")]
 
     static func lines(_ statuses: [(Int, String)]) -> [String] {
         ["Exit status:"] + statuses.map { "  " + String($0.0).padding(toLength: 5, withPad: " ", startingAt: 0) + $0.1 }

@@ -28,6 +28,9 @@ enum HelpCommand {
     }
 
     static func completions(_ arguments: [String], _ reference: ToolReference) throws -> String {
+        guard arguments.count <= 1 else {
+            throw UsageError(description: "completions takes one shell, not \(arguments.count) ('\(arguments.joined(separator: " "))'); see 'imgprep --help'")
+        }
         switch arguments.first {
         case "bash": return BashCompletion.script(reference)
         case "zsh": return ZshCompletion.script(reference)

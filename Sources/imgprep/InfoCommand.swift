@@ -22,12 +22,25 @@ struct InfoCommand: Command {
     }
 
     func run() async -> Int32 {
+        // As a batch does: SIGINT, SIGTERM, SIGHUP or SIGQUIT stops the listing (the worker in flight is
+        // killed) and the run exits 128 + the signal's number.
+        let signals = SignalWatcher()
+        let interrupted = CancellationFlag(), lastLine = SignalWatcher.Claim()
         var failed = false
         // Files are read by libheif and libexif in a worker process, as in a batch: a file that crashes
         // or hangs them costs its own line only.
         let pool = WorkerCommand.pool(timeout: 600, memoryBudget: MemoryBudget.defaultLimit() ?? Int.max)
         defer { pool.stop() }
+        signals.onSignal({
+            interrupted.cancel()
+            pool.stop()
+        }, lastWords: { signal in
+            guard lastLine.take() else { return false }
+            StandardStream.error.write("imgprep: interrupted by \(SignalWatcher.name(signal))\n")
+            return true
+        })
         for (index, path) in paths.enumerated() {
+            if interrupted.isCancelled { break }
             do {
                 let description = try await pool.inspect(try InputFile.read(path))
                 if json {
@@ -36,6 +49,7 @@ struct InfoCommand: Command {
                     StandardStream.output.write((index > 0 ? "\n" : "") + render(path, description))
                 }
             } catch {
+                if interrupted.isCancelled { break }
                 failed = true
                 // Reading the file is part of sniffing; the worker names the stage of what it throws.
                 let failure = ImagePrepError.failed(at: .sniff, error, otherwise: .io)
@@ -49,6 +63,12 @@ struct InfoCommand: Command {
                     StandardStream.error.write(TerminalText.line("imgprep: \(path): \(stage.rawValue): \(failure)") + "\n")
                 }
             }
+        }
+        if interrupted.isCancelled {
+            // The signal's forced end may be saying it already: let it end the process.
+            guard lastLine.take() else { while true { sleep(1) } }
+            StandardStream.error.write("imgprep: interrupted by \(SignalWatcher.name(signals.received))\n")
+            return 128 + signals.received
         }
         return failed ? 1 : 0
     }

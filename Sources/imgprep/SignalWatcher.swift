@@ -72,6 +72,13 @@ final class SignalWatcher {
         _exit(128 + signalNumber)
     }
 
+    /// Who says the run's last words when a signal ends it: the command on its way out, or the forced
+    /// end after the grace period. The first to `take` it; the other stays quiet.
+    final class Claim: Sendable {
+        private let taken = Atomic<Bool>(false)
+        func take() -> Bool { taken.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged }
+    }
+
     static func name(_ signalNumber: Int32) -> String {
         [SIGINT: "SIGINT", SIGTERM: "SIGTERM", SIGHUP: "SIGHUP", SIGQUIT: "SIGQUIT"][signalNumber] ?? "signal \(signalNumber)"
     }

@@ -8,30 +8,66 @@ import Testing
 struct BatchPoolTests {
     /// Records how many jobs run at once and the largest total "memory" admitted together.
     final class Recorder: Sendable {
-        private let state = Mutex((running: 0, mostRunning: 0, admitted: 0, mostAdmitted: 0))
+        private let state = Mutex((running: 0, mostRunning: 0, admitted: 0, mostAdmitted: 0, left: 0))
         func enter(_ bytes: Int) {
             state.withLock { s in
                 s.running += 1; s.mostRunning = max(s.mostRunning, s.running)
                 s.admitted += bytes; s.mostAdmitted = max(s.mostAdmitted, s.admitted)
             }
         }
-        func leave(_ bytes: Int) { state.withLock { $0.running -= 1; $0.admitted -= bytes } }
+        func leave(_ bytes: Int) { state.withLock { $0.running -= 1; $0.admitted -= bytes; $0.left += 1 } }
+        var running: Int { state.withLock { $0.running } }
+        var left: Int { state.withLock { $0.left } }
+        var admitted: Int { state.withLock { $0.admitted } }
         var mostRunning: Int { state.withLock { $0.mostRunning } }
         var mostAdmitted: Int { state.withLock { $0.mostAdmitted } }
+    }
+
+    /// Holds mock jobs until the test lets them go, one `give` each (first come, first let go), so
+    /// which jobs overlap is the test's choice, not the scheduler's timing.
+    final class Permits: Sendable {
+        private let state = Mutex((permits: 0, waiting: [CheckedContinuation<Void, Never>]()))
+        func take() async {
+            await withCheckedContinuation { continuation in
+                let now = state.withLock { s -> Bool in
+                    guard s.permits == 0 else { s.permits -= 1; return true }
+                    s.waiting.append(continuation)
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        }
+        func give() {
+            let next = state.withLock { s -> CheckedContinuation<Void, Never>? in
+                guard !s.waiting.isEmpty else { s.permits += 1; return nil }
+                return s.waiting.removeFirst()
+            }
+            next?.resume()
+        }
     }
 
     static func jobs(_ count: Int) -> JobSource {
         JobSource((0..<count).map { BatchJob(input: "in\($0)", output: "out\($0)") })
     }
 
+    /// Jobs end one at a time, each only once the runner has had every chance to start more: each time
+    /// exactly `limit` run (fewer at the end), so the runner both refills and never overfills.
     @Test func theRunnerNeverRunsMoreThanItsLimit() async {
-        let recorder = Recorder()
-        let summary = await BatchRunner.run(Self.jobs(40), limit: 3, cancellation: CancellationFlag(), work: { job, _ in
-            recorder.enter(0)
-            try? await Task.sleep(nanoseconds: 1_000_000)
-            recorder.leave(0)
-            return FileOutcome(job: job, status: .ok)
-        }, onOutcome: { _ in })
+        let recorder = Recorder(), permits = Permits()
+        let run = Task {
+            await BatchRunner.run(Self.jobs(40), limit: 3, cancellation: CancellationFlag(), work: { job, _ in
+                recorder.enter(0)
+                await permits.take()
+                recorder.leave(0)
+                return FileOutcome(job: job, status: .ok)
+            }, onOutcome: { _ in })
+        }
+        for ended in 0..<40 {
+            let settled = await TestSupport.waitUntil { recorder.left == ended && recorder.running == min(3, 40 - ended) }
+            #expect(settled, "after \(ended) jobs ended, \(recorder.running) run")
+            permits.give()
+        }
+        let summary = await run.value
         #expect(summary.converted == 40)
         #expect(recorder.mostRunning == 3)
     }
@@ -47,22 +83,36 @@ struct BatchPoolTests {
         #expect(started.withLock { $0 } == 4)
     }
 
+    /// Files end one at a time, each once every other file is either running or waiting at the gate (and
+    /// the gate holds exactly what the running ones were admitted with).
+    /// Any two sizes fit the budget together (at most 499 + 499) and three may not, so small files run
+    /// side by side and the budget is what stops more.
     @Test func theGateKeepsTheEstimatesInFlightWithinTheBudget() async {
         let gate = MemoryGate(budget: 1000)
-        let recorder = Recorder()
+        let recorder = Recorder(), permits = Permits()
         var generator = SplitMix64(seed: 3)
-        let sizes = (0..<60).map { _ in 50 + generator.next(below: 600) }
-        await withTaskGroup(of: Void.self) { group in
-            for size in sizes {
-                group.addTask {
-                    await gate.admit(size)
-                    recorder.enter(size)
-                    try? await Task.sleep(nanoseconds: 200_000)
-                    recorder.leave(size)
-                    gate.release(size)
+        let sizes = (0..<60).map { _ in 50 + generator.next(below: 450) }
+        let files = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for size in sizes {
+                    group.addTask {
+                        await gate.admit(size)
+                        recorder.enter(size)
+                        await permits.take()
+                        recorder.leave(size)
+                        gate.release(size)
+                    }
                 }
             }
         }
+        for ended in 0..<sizes.count {
+            let settled = await TestSupport.waitUntil {
+                recorder.left == ended && recorder.running + gate.waiting == sizes.count - ended && gate.used == recorder.admitted
+            }
+            #expect(settled, "after \(ended) files ended: \(recorder.running) running, \(gate.waiting) waiting")
+            permits.give()
+        }
+        await files.value
         #expect(recorder.mostAdmitted <= 1000)
         #expect(recorder.mostRunning > 1, "the gate should let small files run together")
         #expect(gate.used == 0)
@@ -72,7 +122,7 @@ struct BatchPoolTests {
         let gate = MemoryGate(budget: 100)
         await gate.admit(5000)
         let second = Task { await gate.admit(10) }
-        try? await Task.sleep(nanoseconds: 20_000_000)
+        #expect(await TestSupport.waitUntil { gate.waiting == 1 }, "the small file never reached the gate")
         #expect(gate.used == 5000, "a small file must wait while the huge one runs")
         gate.release(5000)
         await second.value
@@ -84,7 +134,8 @@ struct BatchPoolTests {
         let gate = MemoryGate(budget: 10)
         await gate.admit(10)
         let waiters = (0..<5).map { _ in Task { await gate.admit(10) } }
-        try? await Task.sleep(nanoseconds: 10_000_000)
+        #expect(await TestSupport.waitUntil { gate.waiting == 5 }, "\(gate.waiting) of 5 waiting")
+        #expect(gate.used == 10)
         gate.openAll()
         for waiter in waiters { await waiter.value }
         #expect(gate.used == 60)

@@ -478,41 +478,67 @@ import Testing
 
     // MARK: interruption
 
+    /// A batch reading its list from a pipe the test holds open, given every path but the last: it can
+    /// neither finish nor run out of work before the test's signal, however fast the machine.
+    final class ListedBatch {
+        let process = Process()
+        let list = Pipe()
+        let stdoutURL: URL, stderrURL: URL
+
+        init(_ arguments: [String], paths: [String], in dir: URL) throws {
+            stdoutURL = dir.appendingPathComponent("stdout")
+            stderrURL = dir.appendingPathComponent("stderr")
+            _ = FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
+            process.executableURL = URL(fileURLWithPath: TestSupport.binary)
+            process.arguments = arguments + ["--files-from", "-"]
+            process.environment = TestSupport.environment()
+            process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
+            process.standardError = try FileHandle(forWritingTo: stderrURL)
+            process.standardInput = list
+            try process.run()
+            list.fileHandleForWriting.write(Data(paths.dropLast().map { $0 + "\n" }.joined().utf8))
+        }
+
+        /// SIGINT, then the end of the list; true when the process ended within a minute (else it is killed).
+        func interrupt() -> Bool {
+            process.interrupt()
+            try? list.fileHandleForWriting.close()
+            guard TestSupport.waitUntil({ !process.isRunning }) else {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                return false
+            }
+            process.waitUntilExit()
+            return true
+        }
+
+        var stdout: String { (try? String(contentsOf: stdoutURL, encoding: .utf8)) ?? "" }
+        var stderr: String { (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? "" }
+    }
+
     @Test func sigintStopsTheBatchCleanly() throws {
         let dir = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let inputs = dir.appendingPathComponent("in").path
         try FileManager.default.createDirectory(atPath: inputs, withIntermediateDirectories: true)
-        // Big real photos when the corpus is here (each takes a while), otherwise many small fixtures.
+        // Big real photos when the corpus is here (a signal is likely to find files in flight), otherwise
+        // small fixtures.
         let big = TestSupport.corpus.map { $0.appendingPathComponent("heic/libvips__Example1.heic").path }
         let source = big.flatMap { Self.exists($0) ? $0 : nil } ?? p3
-        let count = source == p3 ? 2000 : 40
+        let count = source == p3 ? 200 : 40
         // Distinct files: copies of one would be prepared once and the rest written as duplicates.
         let paths = try DistinctInputs.copies(of: source, count: count, in: inputs) { "p\($0).heic" }
         let out = dir.appendingPathComponent("out").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: TestSupport.binary)
-        process.arguments = ["convert", "-j", "2", "-o", out] + paths
-        let stdoutURL = dir.appendingPathComponent("stdout"), stderrURL = dir.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
-        process.standardError = try FileHandle(forWritingTo: stderrURL)
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        // Wait until work is under way (the first output exists), then a little more.
-        let deadline = Date().addingTimeInterval(20)
-        while Self.listing(out).filter({ !$0.hasPrefix(".") }).isEmpty && Date() < deadline && process.isRunning {
-            Thread.sleep(forTimeInterval: 0.005)
-        }
-        Thread.sleep(forTimeInterval: 0.05)
-        process.interrupt()
-        process.waitUntilExit()
-        let stderr = (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? ""
-        #expect(process.terminationReason == .exit)
-        #expect(process.terminationStatus == 130, "\(stderr)")
-        let summary = stderr.split(separator: "\n").last.map(String.init) ?? ""
-        #expect(summary.contains("interrupted"), "\(stderr)")
+        let batch = try ListedBatch(["convert", "-j", "2", "-o", out], paths: paths, in: dir)
+        // Once the first output exists, work is under way (and the signal handlers, installed first, are in place).
+        #expect(TestSupport.waitUntil { !Self.listing(out).filter({ !$0.hasPrefix(".") }).isEmpty || !batch.process.isRunning },
+                "no output after a minute")
+        #expect(batch.interrupt(), "still running a minute after SIGINT")
+        #expect(batch.process.terminationReason == .exit)
+        #expect(batch.process.terminationStatus == 130, "\(batch.stderr)")
+        let summary = batch.stderr.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(summary.contains("interrupted"), "\(batch.stderr)")
         let written = Self.listing(out)
         #expect(written.filter { $0.contains(".imgprep-") || $0.hasPrefix(".") }.isEmpty, "temporary files left: \(written)")
         #expect(written.count < count, "nothing was interrupted: \(written.count) of \(count)")
@@ -523,25 +549,14 @@ import Testing
     @Test func sigintInJsonModeEndsWithAnInterruptedSummary() throws {
         let dir = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let paths = try DistinctInputs.copies(of: p3, count: 2000, in: dir.path) { "p\($0).heic" }
+        let paths = try DistinctInputs.copies(of: p3, count: 200, in: dir.path) { "p\($0).heic" }
         let out = dir.appendingPathComponent("out").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: TestSupport.binary)
-        process.arguments = ["convert", "-j", "2", "--json", "-o", out] + paths
-        let stdoutURL = dir.appendingPathComponent("stdout")
-        _ = FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(20)
-        while Self.listing(out).filter({ !$0.hasPrefix(".") }).count < 5 && Date() < deadline && process.isRunning {
-            Thread.sleep(forTimeInterval: 0.005)
-        }
-        process.interrupt()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 130)
-        let lines = try Self.jsonLines(try String(contentsOf: stdoutURL, encoding: .utf8))
+        let batch = try ListedBatch(["convert", "-j", "2", "--json", "-o", out], paths: paths, in: dir)
+        #expect(TestSupport.waitUntil { Self.listing(out).filter({ !$0.hasPrefix(".") }).count >= 5 || !batch.process.isRunning },
+                "fewer than 5 outputs after a minute")
+        #expect(batch.interrupt(), "still running a minute after SIGINT")
+        #expect(batch.process.terminationStatus == 130, "\(batch.stderr)")
+        let lines = try Self.jsonLines(batch.stdout)
         let summary = try #require(lines.last?["summary"] as? [String: Any])
         #expect(summary["interrupted"] as? Bool == true)
         let files = lines.dropLast()

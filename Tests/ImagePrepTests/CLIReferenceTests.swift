@@ -101,6 +101,8 @@ import Testing
         #expect(help.status == 2 && help.stderr.contains("did you mean 'convert'"), "\(help.stderr)")
         #expect(try TestSupport.imgprep(["completions"]).status == 2)
         #expect(try TestSupport.imgprep(["completions", "powershell"]).status == 2)
+        let two = try TestSupport.imgprep(["completions", "bash", "zsh"])
+        #expect(two.status == 2 && two.stdout.isEmpty && two.stderr.contains("one shell"), "\(two.stderr)")
         #expect(try TestSupport.imgprep(["help", "compress"]).stdout.contains("Not together: --update with --skip-existing"))
     }
 }

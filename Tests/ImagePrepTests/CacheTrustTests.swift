@@ -63,6 +63,44 @@ import Testing
         #expect(versions.contains("dav1d ") && versions.contains("libaom "), "\(versions)")
     }
 
+    /// giflib has no version call: the key names the version in the headers imgprep was built with
+    /// (read here from gif_lib.h itself) and the library file loaded.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/usr/include/gif_lib.h"), "no /usr/include/gif_lib.h (libgif-dev)"))
+    func theCacheKeyNamesGiflib() throws {
+        let header = try String(contentsOfFile: "/usr/include/gif_lib.h", encoding: .utf8)
+        func macro(_ name: String) -> String? {
+            header.split(separator: "\n").first { $0.hasPrefix("#define \(name) ") }.map { String($0.split(separator: " ").last ?? "") }
+        }
+        let version = try ["GIFLIB_MAJOR", "GIFLIB_MINOR", "GIFLIB_RELEASE"].map { try #require(macro($0), "no \($0) in gif_lib.h") }
+        let line = CodecVersions.all.first { $0.hasPrefix("giflib ") }
+        #expect(line?.hasPrefix("giflib \(version.joined(separator: ".")) (headers; libgif.so") == true, "\(CodecVersions.all)")
+        let run = try TestSupport.imgprep(["--version"])
+        #expect(run.stdout.split(separator: "\n").contains { $0.hasPrefix("giflib \(version.joined(separator: "."))") }, "\(run.stdout)")
+    }
+
+    /// A run trims the build notes in `executables/` to the recent ones and keeps its own.
+    @Test func aRunKeepsItsOwnBuildNoteAndTrimsOldOnes() throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let cache = dir.appendingPathComponent("cache").path, notes = "\(cache)/executables"
+        try FileManager.default.createDirectory(atPath: notes, withIntermediateDirectories: true)
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        for index in 0..<20 {
+            let path = "\(notes)/1-\(100 + index)-5-6.0-7.0"
+            #expect(FileManager.default.createFile(atPath: path, contents: Data(repeating: 0x61, count: 64)))
+            OutputCacheTests.setModified(path, seconds: now.tv_sec - 86_400 - 60 * index)
+        }
+        let run = try Self.convert(["--cache", cache, "-o", dir.appendingPathComponent("out").path, Self.fixture])
+        #expect(run.status == 0, "\(run.stderr)")
+        var info = stat()
+        #expect(stat(TestSupport.binary, &info) == 0)
+        let own = "\(info.st_dev)-\(info.st_ino)-\(info.st_size)-\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)-\(info.st_ctim.tv_sec).\(info.st_ctim.tv_nsec)"
+        let kept = try FileManager.default.contentsOfDirectory(atPath: notes)
+        #expect(kept.contains(own), "this build's note is missing: \(kept.sorted())")
+        #expect(kept.count == CacheTrimming.executableNotesKept + 1, "\(kept.sorted())")
+    }
+
     @Test(.enabled(if: LosslessJPEGTests.haveTools, "needs jpegtran (libjpeg-turbo-progs) and exiftool"))
     func aHitReportsTheWholeResult() throws {
         let dir = try TestSupport.temporaryDirectory()

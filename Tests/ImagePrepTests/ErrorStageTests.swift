@@ -17,12 +17,12 @@ struct ErrorStageTests {
         var description: String { "\(kind) at \(stage): \(line)" }
     }
 
-    static func failures(_ arguments: [String], in dir: URL, isolation: Bool,
+    static func failures(_ arguments: [String], in dir: URL, isolation: Bool, binary: String = TestSupport.binary,
                          extraEnvironment: [String: String] = [:]) throws -> [String: Failure] {
         let environment = TestSupport.environment(adding: (isolation ? [:] : ["IMGPREP_ISOLATION": "off"])
             .merging(extraEnvironment) { $1 })
-        let json = try TestSupport.imgprep(["convert", "--json"] + arguments, cwd: dir, environment: environment)
-        let plain = try TestSupport.imgprep(["convert"] + arguments, cwd: dir, environment: environment)
+        let json = try TestSupport.run(binary, ["convert", "--json"] + arguments, cwd: dir, environment: environment)
+        let plain = try TestSupport.run(binary, ["convert"] + arguments, cwd: dir, environment: environment)
         #expect(json.status == 1 && plain.status == 1, "\(json.stderr)\n\(plain.stderr)")
         var failures: [String: Failure] = [:]
         for line in try BatchTests.jsonLines(json.stdout) where line["status"] as? String == "failed" {
@@ -102,14 +102,16 @@ struct ErrorStageTests {
 
     /// Orienting, resizing and converting colours work on pixels in memory and have no failure of their own;
     /// a timeout there (made with the test hook that stalls a stage) is reported in that stage.
-    @Test(arguments: ["orient", "resize", "colour", "encode"], [true, false])
+    @Test(.enabled(if: TestSupport.hasTestHooks, "needs the test hooks (-D IMGPREP_TEST_HOOKS, as make test builds)"),
+          arguments: ["orient", "resize", "colour", "encode"], [true, false])
     func aTimeoutNamesTheStageItStoppedIn(stage: String, isolation: Bool) throws {
         let dir = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let png = try PNGEncoder.encode(CodecTestSupport.gradient(width: 64, height: 48), metadata: ImageMetadata())
         try Data(png).write(to: dir.appendingPathComponent("small.png"))
         let failures = try Self.failures(["small.png", "--timeout", "0.25", "--max-dimension", "20", "--color", "srgb", "-o", "out"],
-                                         in: dir, isolation: isolation, extraEnvironment: ["IMGPREP_TEST_STALL": "\(stage):\(png.count)"])
+                                         in: dir, isolation: isolation, binary: TestSupport.hooksBinary,
+                                         extraEnvironment: ["IMGPREP_TEST_STALL": "\(stage):\(png.count)"])
         Self.expect(failures["small.png"], "timeout", at: stage, input: "small.png")
     }
 

@@ -443,4 +443,33 @@ import Testing
             #expect(FileManager.default.fileExists(atPath: path), "\(path)")
         }
     }
+
+    /// Every build leaves a note in `executables/`: a trim keeps those used in this run and the
+    /// `executableNotesKept` used most recently before it, and removes the rest (and abandoned temporary files).
+    @Test func trimKeepsTheNotesOfRecentBuildsOnly() throws {
+        let directory = try TestSupport.temporaryDirectory().path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let cache = try OutputCache(directory: directory)
+        let notes = "\(directory)/executables"
+        try FileManager.default.createDirectory(atPath: notes, withIntermediateDirectories: true)
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        // Twenty builds used an hour apart, long ago; one used in this run; a writer that died.
+        let old = (0..<20).map { "\(notes)/1-\(100 + $0)-5-6.0-7.0" }
+        for (index, path) in old.enumerated() {
+            #expect(FileManager.default.createFile(atPath: path, contents: Data(repeating: 0x61, count: 64)))
+            Self.setModified(path, seconds: now.tv_sec - 86_400 - 3600 * (20 - index))
+        }
+        let current = "\(notes)/1-999-5-6.0-7.0", abandoned = "\(notes)/.1-998-5-6.0-7.0.imgprep-Ab12Cd"
+        #expect(FileManager.default.createFile(atPath: current, contents: Data(repeating: 0x62, count: 64)))
+        #expect(FileManager.default.createFile(atPath: abandoned, contents: Data([1])))
+        Self.setModified(abandoned, seconds: now.tv_sec - 7200)
+
+        let report = cache.trim()
+        let kept = Set((try FileManager.default.contentsOfDirectory(atPath: notes)).map { "\(notes)/\($0)" })
+        #expect(kept == Set(old.suffix(CacheTrimming.executableNotesKept) + [current]), "\(kept.sorted())")
+        #expect(report.executableNotesRemoved == 20 - CacheTrimming.executableNotesKept)
+        #expect(report.abandonedTemporaryFiles == 1)
+        #expect(cache.trim().executableNotesRemoved == 0, "a second trim finds nothing more to remove")
+    }
 }

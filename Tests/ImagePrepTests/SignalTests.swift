@@ -12,30 +12,32 @@ import Testing
     final class Run {
         let process = Process()
         let input = Pipe()
-        let stderrURL: URL
+        let stdoutURL: URL, stderrURL: URL
 
-        init(_ arguments: [String], in dir: URL) throws {
-            stderrURL = dir.appendingPathComponent("stderr-\(UUID().uuidString)")
+        init(_ arguments: [String], in dir: URL, binary: String = TestSupport.binary, environment: [String: String] = [:]) throws {
+            let id = UUID().uuidString
+            stdoutURL = dir.appendingPathComponent("stdout-\(id)")
+            stderrURL = dir.appendingPathComponent("stderr-\(id)")
+            _ = FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
             _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
-            process.executableURL = URL(fileURLWithPath: TestSupport.binary)
+            process.executableURL = URL(fileURLWithPath: binary)
             process.arguments = arguments
-            process.environment = TestSupport.environment()
+            process.environment = TestSupport.environment(adding: environment)
             process.standardInput = input
-            process.standardOutput = FileHandle.nullDevice
+            process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
             process.standardError = try FileHandle(forWritingTo: stderrURL)
             try process.run()
         }
 
         /// True when it ended within `seconds`; otherwise it is killed (SIGKILL) and false.
         func ended(within seconds: Double) -> Bool {
-            let deadline = Date().addingTimeInterval(seconds)
-            while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-            guard process.isRunning else { return true }
+            guard !TestSupport.waitUntil(seconds: seconds, { !process.isRunning }) else { return true }
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             return false
         }
 
+        var stdout: String { (try? String(contentsOf: stdoutURL, encoding: .utf8)) ?? "" }
         var stderr: String { (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? "" }
     }
 
@@ -49,6 +51,13 @@ import Testing
             try (bytes + Data("\(index)".utf8)).write(to: URL(fileURLWithPath: path))
             return path
         }
+    }
+
+    /// True when a thread of `pid` is blocked opening a FIFO no one writes to (the kernel's
+    /// `wait_for_partner`, in /proc/PID/task/TID/wchan).
+    static func waitsForAFIFOWriter(_ pid: pid_t) -> Bool {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.contains { (try? String(contentsOfFile: "/proc/\(pid)/task/\($0)/wchan", encoding: .utf8)) == "wait_for_partner" }
     }
 
     static func leftovers(_ directory: String) -> [String] {
@@ -65,10 +74,8 @@ import Testing
         // The list stays open, so the run is still going when the signal comes, however fast it is.
         let run = try Run(["convert", "-j", "2", "--files-from", "-", "-o", out], in: dir)
         run.input.fileHandleForWriting.write(Data(inputs.joined(separator: "\n").appending("\n").utf8))
-        let deadline = Date().addingTimeInterval(30)
-        while BatchTests.listing(out).filter({ !$0.hasPrefix(".") }).isEmpty && Date() < deadline && run.process.isRunning {
-            Thread.sleep(forTimeInterval: 0.002)
-        }
+        #expect(TestSupport.waitUntil { !BatchTests.listing(out).filter({ !$0.hasPrefix(".") }).isEmpty || !run.process.isRunning },
+                "no output after a minute")
         kill(run.process.processIdentifier, signal)
         #expect(run.ended(within: 5), "still running 5 s after the signal")
         #expect(run.process.terminationReason == .exit, "killed by the signal instead of handling it: \(run.stderr)")
@@ -126,11 +133,40 @@ import Testing
         let fifo = dir.appendingPathComponent("list").path
         #expect(mkfifo(fifo, 0o644) == 0)
         let run = try Run(["convert", "--files-from", fifo, "-o", dir.appendingPathComponent("out").path], in: dir)
-        Thread.sleep(forTimeInterval: 0.3)   // not needed for correctness: a signal at any moment must end it
-        kill(run.process.processIdentifier, SIGTERM)
+        // Blocked opening the FIFO (its handlers, installed first, are in place by then).
+        let pid = run.process.processIdentifier
+        #expect(TestSupport.waitUntil { Self.waitsForAFIFOWriter(pid) || !run.process.isRunning }, "never waited on the FIFO")
+        kill(pid, SIGTERM)
         #expect(run.ended(within: 5), "still running 5 s after SIGTERM")
         #expect(run.process.terminationReason == .exit, "\(run.stderr)")
         #expect(run.process.terminationStatus == 128 + SIGTERM, "\(run.stderr)")
         #expect(run.stderr.contains("imgprep: interrupted by SIGTERM"), "\(run.stderr)")
     }
+
+    /// `info` handles the signals as a batch does: the file in flight (here one that stalls in its worker
+    /// for ever, the test hook) is abandoned, its worker killed, and the run exits 128 + the signal.
+    @Test(.enabled(if: TestSupport.hasTestHooks, "needs the test hooks (-D IMGPREP_TEST_HOOKS, as make test builds)"),
+          arguments: [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")])
+    func aSignalEndsInfoLikeABatch(_ signal: Int32, name: String) throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let stalled = try #require(try Self.distinctInputs(1, in: dir).first)
+        let size = try TestSupport.bytes(stalled).count
+        let run = try Run(["info", Self.fixture, stalled], in: dir, binary: TestSupport.hooksBinary,
+                          environment: ["IMGPREP_TEST_STALL": "decode:\(size)"])
+        let pid = run.process.processIdentifier
+        // The first file listed: the second, in its worker, never will be.
+        #expect(TestSupport.waitUntil { run.stdout.contains("\(Self.fixture):") || !run.process.isRunning }, "nothing listed")
+        let workers = TestSupport.children(of: pid)
+        #expect(!workers.isEmpty, "no worker holds the stalled file")
+        kill(pid, signal)
+        #expect(run.ended(within: 5), "still running 5 s after the signal")
+        #expect(run.process.terminationReason == .exit, "killed by the signal instead of handling it: \(run.stderr)")
+        #expect(run.process.terminationStatus == 128 + signal, "\(run.stderr)")
+        #expect(run.stderr.split(separator: "\n").last == "imgprep: interrupted by \(name)", "\(run.stderr)")
+        #expect(!run.stdout.contains("\(stalled):"), "\(run.stdout)")
+        #expect(TestSupport.waitUntil { !workers.contains(where: TestSupport.isRunning) }, "workers left running: \(workers)")
+        try? run.input.fileHandleForWriting.close()
+    }
 }
+

@@ -16,10 +16,28 @@ enum TestSupport {
     }()
 
     /// The imgprep binary the CLI tests run: `make test` names the one it installs (IMGPREP_TEST_BINARY,
-    /// the Swift runtime linked in), so what ships is what is tested; otherwise the one SwiftPM built
-    /// next to the test bundle.
+    /// the Swift runtime linked in, no test hooks), so what ships is what is tested; otherwise the one
+    /// SwiftPM built next to the test bundle.
     static let binary: String = {
         if let named = ProcessInfo.processInfo.environment["IMGPREP_TEST_BINARY"], !named.isEmpty { return named }
+        return besideTheBundle
+    }()
+
+    /// The imgprep SwiftPM built next to the test bundle, with the bundle's flags: it has the test hooks
+    /// (IMGPREP_TEST_STALL) when the tests do. Only the tests that need a hook run it.
+    static let hooksBinary = besideTheBundle
+
+    /// Whether this build has the test hooks: `make test` passes `-D IMGPREP_TEST_HOOKS` to `swift test`
+    /// only, never to the binary it ships. Tests that need one are skipped, saying so, without it.
+    static let hasTestHooks: Bool = {
+        #if IMGPREP_TEST_HOOKS
+        return true
+        #else
+        return false
+        #endif
+    }()
+
+    private static let besideTheBundle: String = {
         var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for _ in 0..<4 {
             let candidate = directory.appendingPathComponent("imgprep").path

@@ -77,7 +77,7 @@ import Testing
         #expect(!TestSupport.isRunning(killed))
     }
 
-    /// Makes the slow JPEG stall at `stage` (IMGPREP_TEST_STALL), so a timeout does not depend on how fast
+    /// Makes the slow JPEG stall at `stage` (IMGPREP_TEST_STALL, read by `TestSupport.hooksBinary` only), so a timeout does not depend on how fast
     /// this machine decodes: a JPEG written as JPEG at its own size is not even decoded (its coefficients
     /// are kept), so in a busy full run it once finished inside the timeout.
     func stalling(at stage: String = "decode", isolation: Bool = true) throws -> [String: String] {
@@ -87,13 +87,14 @@ import Testing
     }
 
     /// In a worker (which is killed) and in-process (`IMGPREP_ISOLATION=off`, where the thread is abandoned).
-    @Test(arguments: [true, false])
+    @Test(.enabled(if: TestSupport.hasTestHooks, "needs the test hooks (-D IMGPREP_TEST_HOOKS, as make test builds)"),
+          arguments: [true, false])
     func aFileOverTheTimeoutFailsAloneAndLeavesNothing(isolation: Bool) throws {
         let dir = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let out = dir.appendingPathComponent("out").path
-        let run = try TestSupport.imgprep(["convert", "--timeout", "0.25", "-j", "2", "--json", "-o", out, Self.slowJPEG] + fixtures,
-                                          environment: stalling(isolation: isolation))
+        let run = try TestSupport.run(TestSupport.hooksBinary, ["convert", "--timeout", "0.25", "-j", "2", "--json", "-o", out, Self.slowJPEG] + fixtures,
+                                      environment: stalling(isolation: isolation))
         #expect(run.status == 1, "\(run.stderr)")
         let lines = try BatchTests.jsonLines(run.stdout)
         let failed = lines.filter { $0["status"] as? String == "failed" }
@@ -115,11 +116,12 @@ import Testing
         return kilobytes * 1024
     }
 
-    @Test func theTimeoutMessageIsOneLineWithoutJSON() throws {
+    @Test(.enabled(if: TestSupport.hasTestHooks, "needs the test hooks (-D IMGPREP_TEST_HOOKS, as make test builds)"))
+    func theTimeoutMessageIsOneLineWithoutJSON() throws {
         let dir = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let run = try TestSupport.imgprep(["convert", "--timeout", "0.25", "-o", dir.path, Self.slowJPEG, fixtures[2]],
-                                          environment: stalling())
+        let run = try TestSupport.run(TestSupport.hooksBinary, ["convert", "--timeout", "0.25", "-o", dir.path, Self.slowJPEG, fixtures[2]],
+                                      environment: stalling())
         #expect(run.status == 1)
         let lines = run.stderr.split(separator: "\n").filter { $0.hasPrefix("imgprep: ") }
         #expect(lines.count == 1, "\(run.stderr)")
@@ -189,7 +191,7 @@ import Testing
             Thread.sleep(forTimeInterval: 0.001)
         }
         process.waitUntilExit()
-        while reader.isExecuting { Thread.sleep(forTimeInterval: 0.001) }
+        #expect(TestSupport.waitUntil { reader.isFinished }, "stdout never closed")
         #expect(process.terminationStatus == 0)
         #expect(!workers.isEmpty, "info never started a worker")
         let lines = try BatchTests.jsonLines(String(decoding: output.withLock { $0 }, as: UTF8.self))

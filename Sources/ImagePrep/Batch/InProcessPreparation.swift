@@ -10,7 +10,6 @@ extension FileConverter {
     public static func inProcess(timeout: Double?) -> Prepare {
         { bytes, settings, context in
             let run = InProcessRun()
-            let stall = TestStall(ProcessInfo.processInfo.environment)
             context.ticket?.hold()
             return try await withCheckedThrowingContinuation { continuation in
                 run.start(continuation)
@@ -19,7 +18,7 @@ extension FileConverter {
                     let result = Result {
                         try ImagePipeline.prepare(bytes, settings: settings, scheduling: context.scheduling) { stage in
                             run.reached(stage)
-                            stall?.wait(at: stage, fileSize: bytes.count)
+                            TestStall.wait(at: stage, fileSize: bytes.count)
                         }
                     }
                     run.finish(result)

@@ -87,6 +87,9 @@ public final class MemoryGate: Sendable {
     /// Bytes admitted and not yet released (for tests).
     public var used: Int { state.withLock { $0.used } }
 
+    /// Files waiting to be admitted (for tests: they wait on this, not on time).
+    var waiting: Int { state.withLock { $0.waiting.count } }
+
     private func fits(_ estimate: Int, _ state: State) -> Bool {
         state.inFlight == 0 || state.used + estimate <= budget
     }

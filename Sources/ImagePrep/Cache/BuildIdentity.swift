@@ -7,6 +7,10 @@ import Synchronization
 /// (`executables/`), filed under the executable's device, inode, size and change times: a file with the
 /// same name but other bytes has another inode or a newer ctime, which no one can set back.
 enum BuildIdentity {
+    /// The notes' folder in the cache directory; a trim keeps the notes of recently used builds only
+    /// (`CacheTrimming.trimExecutableNotes`).
+    static let folder = "executables"
+
     /// Once per process.
     private static let known = Mutex<String?>(nil)
 
@@ -22,9 +26,10 @@ enum BuildIdentity {
     private static func compute(rememberedIn cache: String) -> String? {
         guard case .success(let (fd, info)) = RegularFile.open("/proc/self/exe") else { return nil }
         defer { close(fd) }
-        let memo = "\(cache)/executables/\(info.st_dev)-\(info.st_ino)-\(info.st_size)-\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)-\(info.st_ctim.tv_sec).\(info.st_ctim.tv_nsec)"
+        let memo = "\(cache)/\(folder)/\(info.st_dev)-\(info.st_ino)-\(info.st_size)-\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)-\(info.st_ctim.tv_sec).\(info.st_ctim.tv_nsec)"
         if let remembered = try? InputFile.read(memo, maxBytes: 64), remembered.count == 64,
            remembered.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) {
+            _ = RawPath.withCString(memo) { utimensat(AT_FDCWD, $0, nil, 0) }  // used now: a trim keeps it
             return String(decoding: remembered, as: UTF8.self)
         }
         var hasher = SHA256()

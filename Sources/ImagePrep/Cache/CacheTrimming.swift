@@ -12,6 +12,8 @@ public struct CacheTrimReport: Sendable, Equatable {
     public var evictedFromThisRun = 0
     /// Temporary files left by writers that died (older than an hour), removed.
     public var abandonedTemporaryFiles = 0
+    /// Notes in `executables/` (see BuildIdentity) of builds not used lately, removed.
+    public var executableNotesRemoved = 0
 }
 
 /// Keeps a cache directory within its size: when the entries add up to more than the limit, the least
@@ -38,6 +40,8 @@ enum CacheTrimming {
 
     static func trim(directory: String, maxSize: Int, runStart: FileTimestamp, hitThisRun: Set<UInt64>) -> CacheTrimReport {
         var report = CacheTrimReport()
+        report.executableNotesRemoved = trimExecutableNotes(directory, runStart: runStart,
+                                                            abandonedTemporaryFiles: &report.abandonedTemporaryFiles)
         let entries = scan(directory, abandonedTemporaryFiles: &report.abandonedTemporaryFiles)
         report.sizeBefore = entries.reduce(0) { $0 + $1.size }
         report.sizeAfter = report.sizeBefore
@@ -81,6 +85,36 @@ enum CacheTrimming {
             }
         }
         return entries
+    }
+
+    /// Build notes kept besides those of the builds used in this run: each new build (every `make`) leaves
+    /// one, and a cache outlives many builds. A note only saves hashing an executable once.
+    static let executableNotesKept = 8
+
+    /// Removes the notes in `executables/` but those used since `runStart` (this build's, which
+    /// BuildIdentity touches on every use) and the `executableNotesKept` most recently used others.
+    static func trimExecutableNotes(_ directory: String, runStart: FileTimestamp, abandonedTemporaryFiles: inout Int) -> Int {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let folder = "\(directory)/\(BuildIdentity.folder)"
+        var notes: [(path: String, modified: FileTimestamp)] = []
+        for name in RawPath.names(in: folder) ?? [] {
+            let path = "\(folder)/\(name)"
+            var info = stat()
+            guard RawPath.withCString(path, { lstat($0, &info) }) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+            if !name.hasPrefix(".") {
+                notes.append((path, FileTimestamp(info.st_mtim)))
+            } else if name.contains(".imgprep-"), now.tv_sec - info.st_mtim.tv_sec > abandonedAfterSeconds {
+                if RawPath.withCString(path, { unlink($0) }) == 0 { abandonedTemporaryFiles += 1 }
+            }
+        }
+        // Newest first, ties broken by name so every process keeps the same ones.
+        let older = notes.filter { $0.modified < runStart }.sorted { ($1.modified, $1.path) < ($0.modified, $0.path) }
+        var removed = 0
+        for note in older.dropFirst(executableNotesKept) where RawPath.withCString(note.path, { unlink($0) }) == 0 {
+            removed += 1
+        }
+        return removed
     }
 
     static func isHex(_ name: String) -> Bool {

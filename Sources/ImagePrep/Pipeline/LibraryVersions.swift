@@ -51,7 +51,7 @@ extension CodecLibrary {
     }
 
     /// A library's version text written into a buffer by one of our C calls.
-    private static func text(_ call: (UnsafeMutablePointer<CChar>, Int) -> Int32) -> String? {
+    static func text(_ call: (UnsafeMutablePointer<CChar>, Int) -> Int32) -> String? {
         var buffer = [CChar](repeating: 0, count: 256)
         return buffer.withUnsafeMutableBufferPointer { pointer -> String? in
             guard let base = pointer.baseAddress, call(base, pointer.count) == 0 else { return nil }

@@ -37,10 +37,9 @@ public enum WorkerServer {
                     case .prepare(let settings, let scheduling, let ceiling):
                         setDataLimit(ceiling)
                         defer { setDataLimit(nil) }
-                        let stall = TestStall(ProcessInfo.processInfo.environment)
                         var prepared = try ImagePipeline.prepare(frame.payload, settings: settings, scheduling: scheduling) { stage in
                             try? channel.send(WorkerReply.stage(stage))
-                            stall?.wait(at: stage, fileSize: frame.payload.count)
+                            TestStall.wait(at: stage, fileSize: frame.payload.count)
                         }
                         swap(&output, &prepared.bytes)
                         reply = .prepared(image: prepared)
@@ -49,6 +48,7 @@ public enum WorkerServer {
                         defer { setDataLimit(nil) }
                         reply = .inspected(description: try ImageInspector.inspect(frame.payload) { stage in
                             try? channel.send(WorkerReply.stage(stage))
+                            TestStall.wait(at: stage, fileSize: frame.payload.count)
                         })
                     }
                 } catch let error as ImagePrepError {

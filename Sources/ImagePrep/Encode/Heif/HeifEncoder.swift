@@ -29,10 +29,18 @@ public struct HeifEncoder: ImageEncoding {
     /// heif-enc -p threads=N). A constant keeps the bytes off the core count, and the second thread takes
     /// a core that would idle at the end of a batch, when one file is left.
     static let aomThreads = 2
+    #if IMGPREP_TEST_HOOKS
     /// `aomThreads`, but for the test that checks the claim above on this machine's libaom.
     var aomThreadsForTesting = HeifEncoder.aomThreads
     /// Hands libheif RGB planes to convert itself, for the test that our conversion writes the same bytes.
     var libheifConvertsPlanesForTesting = false
+    private var aomThreadCount: Int { aomThreadsForTesting }
+    private var convertsPlanesItself: Bool { !libheifConvertsPlanesForTesting }
+    #else
+    // Test hooks only in test builds (`-D IMGPREP_TEST_HOOKS`, see TestStall).
+    private var aomThreadCount: Int { Self.aomThreads }
+    private var convertsPlanesItself: Bool { true }
+    #endif
     /// x265's preset: libheif picks "slow"; "medium" is under half the time for about 4% more bytes.
     static let x265Preset = "medium"
 
@@ -62,7 +70,7 @@ public struct HeifEncoder: ImageEncoding {
             throw ImagePrepError(.unsupported, "HEIC output needs at least 16x16 pixels (x265's smallest block); this picture is \(picture.width)x\(picture.height)")
         }
         try LibHeif.load()
-        let image = try HeifInputImage(picture, subsampling: libheifConvertsPlanesForTesting ? nil : subsampling)
+        let image = try HeifInputImage(picture, subsampling: convertsPlanesItself ? subsampling : nil)
         if let icc = metadata.icc, !icc.isEmpty {
             try check(heif_image_set_raw_color_profile(image.pointer, "prof", icc, icc.count), "cannot attach the ICC profile", otherwise: .unsupported)
         }
@@ -108,7 +116,7 @@ public struct HeifEncoder: ImageEncoding {
         switch codec {
         case .av1:
             try set("speed", Self.aomSpeed)
-            try set("threads", aomThreadsForTesting)
+            try set("threads", aomThreadCount)
         case .hevc:
             try set("preset", Self.x265Preset)
             try set("x265:pools", String(max(1, threads)))

@@ -8,6 +8,5 @@ struct GIFFormatReader: ImageFormatReader {
     func probeHeader(_ file: [UInt8]) -> ImageHeader? { HeaderProbe.gif(file) }
     var decoder: any ImageDecoding { GIFDecoder() }
     func describe(_ file: [UInt8], format: SniffedFormat) throws -> ImageDescription { try ImageInspector.inspectGIF(file) }
-    /// giflib has no version call, and Debian 12's ships no version text: it is not in the cache key.
-    var libraries: [CodecLibrary] { [] }
+    var libraries: [CodecLibrary] { [.giflib] }
 }
