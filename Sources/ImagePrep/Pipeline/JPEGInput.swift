@@ -37,6 +37,7 @@ enum JPEGInput {
             try JPEGDecoder.checkIntegrity(of: file)
             let mustChange = rawOrientation.map { $0 != 1 } ?? false || metadataMustChange(metadata, settings: settings)
                 || settings.jpeg.progressive && !sourceProgressive || gainMapMustChange
+                || metadata.droppedICC != nil   // a profile ICCProfileCheck refused must not leave with the file
             if !mustChange, file.count <= limit ?? .max {
                 return PreparedImage(bytes: file, format: .jpeg, width: stored.width, height: stored.height, quality: nil,
                                      encodes: 0, passedThrough: true, warnings: [],
