@@ -79,8 +79,8 @@ public struct PNGDecoder: ImageDecoding {
             exif = Array(tiff.dropFirst(JPEGSegment.exifHeader.count))
         }
         var metadata = ImageMetadata(exif: exif, xmp: bytes(image.xmp, image.xmp_size))
-        if let problem = iccWarning(image) {
-            warnings.append(problem)
+        if let problem = iccProblem(image) {
+            metadata.dropICC(because: "libpng rejected it (\(problem))", warnings: &warnings)
         } else {
             // libpng has matched the profile's colour space to the colour type already.
             metadata.setICC(bytes(image.icc, image.icc_size), for: [.rgb, .gray], warnings: &warnings)
@@ -90,9 +90,9 @@ public struct PNGDecoder: ImageDecoding {
 
     /// libpng drops an iCCP profile it rejects (a CMYK or gray profile for RGB data, a damaged one) with
     /// only a warning: said as the other decoders say it, since the colours may now be read wrong.
-    private static func iccWarning(_ image: cic_png_image) -> String? {
+    private static func iccProblem(_ image: cic_png_image) -> String? {
         let problem = withUnsafeBytes(of: image.icc_problem) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        return problem.isEmpty ? nil : "ICC profile dropped: libpng rejected it (\(problem))"
+        return problem.isEmpty ? nil : problem
     }
 
     /// 16-bit samples to 8 bits: through the colour transform when there is one, else scaled with rounding.

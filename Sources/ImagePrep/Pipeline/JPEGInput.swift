@@ -37,7 +37,6 @@ enum JPEGInput {
             try JPEGDecoder.checkIntegrity(of: file)
             let mustChange = rawOrientation.map { $0 != 1 } ?? false || metadataMustChange(metadata, settings: settings)
                 || settings.jpeg.progressive && !sourceProgressive || gainMapMustChange
-                || metadata.droppedICC != nil   // a profile ICCProfileCheck refused must not leave with the file
             if !mustChange, file.count <= limit ?? .max {
                 return PreparedImage(bytes: file, format: .jpeg, width: stored.width, height: stored.height, quality: nil,
                                      encodes: 0, passedThrough: true, warnings: [],
@@ -99,9 +98,11 @@ enum JPEGInput {
         return nil
     }
 
-    /// Whether the strip options find something to remove, or the EXIF block carries a padded tail every
-    /// re-encode would cut (a copy left as it came would spend those bytes of its budget on nothing).
+    /// Whether the strip options find something to remove, the file holds a profile ICCProfileCheck refused
+    /// (it must not leave with it), or its EXIF block carries a padded tail every re-encode would cut (a copy
+    /// left as it came would spend those bytes of its budget on nothing).
     static func metadataMustChange(_ metadata: ImageMetadata, settings: ConversionSettings) -> Bool {
+        if metadata.droppedICC != nil { return true }
         if let exif = metadata.exif, Exif.unreferencedTail(exif) >= Exif.tailWorthTrimming { return true }
         if settings.stripMetadata {
             return metadata.exif != nil || metadata.xmp != nil || metadata.iptc != nil || !metadata.comments.isEmpty
