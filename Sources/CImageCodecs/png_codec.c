@@ -366,6 +366,11 @@ int cic_png_encode(const uint8_t *pixels, int width, int height, int channels,
         return fail_io(&io, err, errlen);
     }
     png_set_write_fn(png, &io, write_bytes, flush_nothing);
+    /* The early HP/Microsoft sRGB profiles (cameras still embed them) fail libpng's checksum check as
+     * "known incorrect": their only fault is a media white point viewers ignore, so they are written. */
+#ifdef PNG_SKIP_sRGB_CHECK_PROFILE
+    png_set_option(png, PNG_SKIP_sRGB_CHECK_PROFILE, PNG_OPTION_ON);
+#endif
     png_set_compression_level(png, options->compression_level);
     png_set_IHDR(png, info, (png_uint_32)width, (png_uint_32)height, 8,
                  channels == 4 ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB,

@@ -73,4 +73,47 @@ import Testing
             #expect(exif.stdout.utf8.count <= used + 16, "\(format): EXIF is \(exif.stdout.utf8.count) bytes")
         }
     }
+
+    /// A 1200x800 JPEG whose EXIF exiftool wrote (Make, GPS), padded with zeros to 60 KB as some cameras
+    /// do, and the size of the block before the padding.
+    static func paddedCameraJPEG(in dir: URL) throws -> (path: String, used: Int) {
+        let plain = dir.appendingPathComponent("plain.jpg").path
+        try Data(try JPEGEncoder().encode(CodecTestSupport.gradient(width: 1200, height: 800), quality: 85,
+                                          settings: JPEGSettings())).write(to: URL(fileURLWithPath: plain))
+        let tagged = try TestSupport.run("exiftool", ["-q", "-overwrite_original", "-Make=Cam", "-GPSLatitude=48.5",
+                                                      "-GPSLatitudeRef=N", "-GPSLongitude=2.25", "-GPSLongitudeRef=E", plain])
+        try #require(tagged.status == 0, "\(tagged.stderr)")
+        let bytes = try TestSupport.bytes(plain)
+        var metadata = JPEGMarkers.metadata(in: bytes).0
+        let exif = try #require(metadata.exif)
+        metadata.exif = exif + [UInt8](repeating: 0, count: 60_000 - exif.count)
+        let padded = try JPEGEncoder().encode(try JPEGDecoder.decode(bytes), quality: 85, settings: JPEGSettings(),
+                                              segments: JPEGSegment.segments(for: metadata))
+        let path = dir.appendingPathComponent("padded.jpg").path
+        try Data(padded).write(to: URL(fileURLWithPath: path))
+        return (path, exif.count)
+    }
+
+    /// JPEG outputs re-encoded (resized, or under a budget) and JPEGs that would leave as they came
+    /// (a lossless rewrite) carry the block without its padding, GPS and all, as WebP does.
+    @Test(.enabled(if: TestSupport.toolExists("exiftool"), "needs exiftool"),
+          arguments: [["convert", "--max-dimension", "800", "--to", "jpeg"], ["compress", "--max-bytes", "50000", "--to", "jpeg"],
+                      ["convert", "--to", "jpeg"], ["compress", "--max-bytes", "1000000", "--to", "jpeg"],
+                      ["convert", "--max-dimension", "800", "--to", "webp"]])
+    func jpegOutputsCutThePaddingToo(arguments: [String]) throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (source, used) = try Self.paddedCameraJPEG(in: dir)
+        let run = try TestSupport.imgprep(arguments + ["-o", "out", source], cwd: dir)
+        #expect(run.status == 0, "\(arguments): \(run.stderr)")
+        let output = try #require(try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("out").path).first)
+        let path = dir.appendingPathComponent("out").appendingPathComponent(output).path
+        let bytes = try TestSupport.bytes(path)
+        let exif = output.hasSuffix(".webp") ? try WebPContainer(bytes).metadata.exif : JPEGMarkers.metadata(in: bytes).0.exif
+        let count = try #require(exif?.count)
+        #expect(count <= used + 16, "\(arguments): EXIF is \(count) bytes, \(used) referenced")
+        let tags = try TestSupport.exiftool(path)
+        #expect(tags["IFD0:Make"] as? String == "Cam", "\(arguments): \(tags)")
+        #expect(abs((tags["GPS:GPSLatitude"] as? Double ?? 0) - 48.5) < 0.001 && tags["ExifTool:Warning"] == nil, "\(arguments): \(tags)")
+    }
 }

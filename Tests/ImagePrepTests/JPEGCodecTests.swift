@@ -65,6 +65,15 @@ enum CodecTestSupport {
         let p3 = NCLXColor(primaries: 12, transfer: 13, matrix: 1, fullRange: true)
         return try #require(ColorProfileSynthesizer.profile(for: p3).icc)
     }
+
+    /// A sound profile (ICCProfileCheck keeps it) of `size` bytes: the compact sRGB one with `tail`'s
+    /// bytes after its tags, and its header's size field saying so.
+    static func profile(size: Int, tail: (Int) -> UInt8 = { _ in 0 }) -> [UInt8] {
+        precondition(size >= SRGBProfile.bytes.count && size % 4 == 0, "profile size")
+        var icc = SRGBProfile.bytes + (SRGBProfile.bytes.count..<size).map(tail)
+        icc.replaceSubrange(0..<4, with: (0..<4).map { UInt8(truncatingIfNeeded: size >> (24 - 8 * $0)) })
+        return icc
+    }
 }
 
 @Suite struct JPEGCodecTests {
@@ -162,7 +171,7 @@ enum CodecTestSupport {
     }
 
     @Test func largeICCProfileIsSplitAndReassembledByteForByte() throws {
-        let profile = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8) }
+        let profile = CodecTestSupport.profile(size: 200_000) { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8) }
         let segments = JPEGSegment.segments(for: ImageMetadata(icc: profile))
         #expect(segments.count == 4)
         #expect(segments.allSatisfy { $0.marker == 0xE2 && $0.payload.count <= JPEGSegment.maxPayload })

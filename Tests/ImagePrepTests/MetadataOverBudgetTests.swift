@@ -5,11 +5,7 @@ import Testing
 /// When the metadata leaves a budget no room, the error says what the metadata is and which option
 /// would remove what is left: never "--strip-metadata" to someone who gave it.
 @Suite struct MetadataOverBudgetTests {
-    static let bigProfile: [UInt8] = {
-        var icc = SRGBProfile.bytes
-        icc += [UInt8](repeating: 0, count: 30_000 - icc.count)
-        return icc
-    }()
+    static let bigProfile = CodecTestSupport.profile(size: 30_000)
 
     static func input(_ metadata: ImageMetadata) throws -> [UInt8] {
         try JPEGEncoder().encode(CodecTestSupport.gradient(width: 400, height: 300), quality: 95, settings: JPEGSettings(),

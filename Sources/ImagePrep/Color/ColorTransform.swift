@@ -96,7 +96,7 @@ final class ColorTransform: @unchecked Sendable {  // made with cmsFLAGS_NOCACHE
 }
 
 /// The last message lcms logged for one context (lcms may log from the thread that runs a transform).
-private final class LCMSLog: @unchecked Sendable {  // `last` is guarded by `lock`
+final class LCMSLog: @unchecked Sendable {  // `last` is guarded by `lock`
     private let lock = NSLock()
     private var message: String?
 

@@ -15,7 +15,12 @@ public struct JPEGDecoder: ImageDecoding {
     public func decode(_ file: [UInt8], options: DecodeOptions) throws -> DecodedImage {
         let header = try header(of: file)
         try checkPixelCap(header, options: options)
-        let (metadata, warnings) = JPEGMarkers.metadata(in: file)
+        var (metadata, warnings) = JPEGMarkers.metadata(in: file)
+        // The pixels come out RGB: gray as R=G=B, CMYK converted without the profile (jpeg_decode.c).
+        metadata.describeGrayAsRGB(warnings: &warnings)
+        if metadata.icc.map(ICCProfileCheck.colourSpace(of:)) == .cmyk {
+            metadata.dropICC(because: "it describes CMYK ink, and the picture is decoded to RGB without it", warnings: &warnings)
+        }
         let orientation = metadata.exif.flatMap(Exif.orientation(in:)).map(ExifOrientation.init(exifValue:)) ?? .up
         let denominator = Self.shrinkOnLoad(width: header.width, height: header.height, shrinkingTo: options.shrinkingTo)
         let content: DecodedPixels

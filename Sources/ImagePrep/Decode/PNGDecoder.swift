@@ -58,14 +58,9 @@ public struct PNGDecoder: ImageDecoding {
             }
         }
         guard let pixels = image.pixels else { throw ImagePrepError.library("libpng", "decoder returned no pixels") }
-        var exif = bytes(image.exif, image.exif_size)
-        // Some writers keep JPEG's APP1 header in eXIf; ImageMetadata.exif starts at the TIFF header.
-        if let tiff = exif, tiff.starts(with: JPEGSegment.exifHeader) {
-            exif = Array(tiff.dropFirst(JPEGSegment.exifHeader.count))
-        }
-        let metadata = ImageMetadata(exif: exif, xmp: bytes(image.xmp, image.xmp_size),
-                                     icc: bytes(image.icc, image.icc_size))
-        let warnings = iccWarning(image).map { [$0] } ?? []
+        var warnings: [String] = []
+        var metadata = Self.metadata(of: image, warnings: &warnings)
+        metadata.describeGrayAsRGB(warnings: &warnings)   // gray comes out as R=G=B (png_codec.c)
         let (width, height, channels) = (Int(image.width), Int(image.height), Int(image.channels))
         if image.bytes_per_sample == 2 {
             let words = UnsafeRawPointer(pixels).assumingMemoryBound(to: UInt16.self)
@@ -76,11 +71,28 @@ public struct PNGDecoder: ImageDecoding {
         return (buffer, metadata, false, warnings)
     }
 
+    /// The chunks' metadata, for the decoder and `info` alike.
+    static func metadata(of image: cic_png_image, warnings: inout [String]) -> ImageMetadata {
+        var exif = bytes(image.exif, image.exif_size)
+        // Some writers keep JPEG's APP1 header in eXIf; ImageMetadata.exif starts at the TIFF header.
+        if let tiff = exif, tiff.starts(with: JPEGSegment.exifHeader) {
+            exif = Array(tiff.dropFirst(JPEGSegment.exifHeader.count))
+        }
+        var metadata = ImageMetadata(exif: exif, xmp: bytes(image.xmp, image.xmp_size))
+        if let problem = iccProblem(image) {
+            metadata.dropICC(because: "libpng rejected it (\(problem))", warnings: &warnings)
+        } else {
+            // libpng has matched the profile's colour space to the colour type already.
+            metadata.setICC(bytes(image.icc, image.icc_size), for: [.rgb, .gray], warnings: &warnings)
+        }
+        return metadata
+    }
+
     /// libpng drops an iCCP profile it rejects (a CMYK or gray profile for RGB data, a damaged one) with
     /// only a warning: said as the other decoders say it, since the colours may now be read wrong.
-    static func iccWarning(_ image: cic_png_image) -> String? {
+    private static func iccProblem(_ image: cic_png_image) -> String? {
         let problem = withUnsafeBytes(of: image.icc_problem) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        return problem.isEmpty ? nil : "ICC profile dropped: libpng rejected it (\(problem))"
+        return problem.isEmpty ? nil : problem
     }
 
     /// 16-bit samples to 8 bits: through the colour transform when there is one, else scaled with rounding.

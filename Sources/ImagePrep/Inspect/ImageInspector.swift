@@ -177,9 +177,11 @@ public enum ImageInspector {
     /// From the records alone: no frame is decoded.
     static func inspectGIF(_ file: [UInt8]) throws -> ImageDescription {
         let gif = try GIFDecoder.structure(of: file)
-        let metadata = ImageMetadata(xmp: gif.xmp, icc: gif.icc, comments: gif.comments)
+        var warnings: [String] = []
+        let metadata = gif.metadata(warnings: &warnings)
         let animated = gif.frameCount > 1
         var description = describe(metadata, format: animated ? "GIF (animated)" : "GIF", width: gif.canvas.width, height: gif.canvas.height)
+        description.notes += warnings
         description.hasAlpha = gif.header.hasAlpha
         if animated {
             description.animation = AnimationSummary(frames: gif.frameCount, totalDuration: gif.playedDuration,
@@ -199,18 +201,12 @@ public enum ImageInspector {
         try callCodec("libpng") { err, errlen in
             file.withUnsafeBufferPointer { cic_png_read_info($0.baseAddress, $0.count, &image, &bitDepth, err, errlen) }
         }
-        func bytes(_ pointer: UnsafeMutablePointer<UInt8>?, _ count: Int) -> [UInt8]? {
-            pointer.map { Array(UnsafeBufferPointer(start: $0, count: count)) }
-        }
-        var exif = bytes(image.exif, image.exif_size)
-        if let tiff = exif, tiff.starts(with: JPEGSegment.exifHeader) {   // as PNGDecoder does
-            exif = Array(tiff.dropFirst(JPEGSegment.exifHeader.count))
-        }
-        let metadata = ImageMetadata(exif: exif, xmp: bytes(image.xmp, image.xmp_size), icc: bytes(image.icc, image.icc_size))
+        var warnings: [String] = []
+        let metadata = PNGDecoder.metadata(of: image, warnings: &warnings)   // as convert reads it
         var description = describe(metadata, format: "PNG", width: Int(image.width), height: Int(image.height))
         description.bitDepth = Int(bitDepth)
         description.hasAlpha = image.channels == 4
-        if let problem = PNGDecoder.iccWarning(image) { description.notes.append(problem) }
+        description.notes += warnings
         return description
     }
 
@@ -222,7 +218,11 @@ public enum ImageInspector {
             (description.width, description.height) = (height, width)
             description.storedSize = PixelSize(width: width, height: height)
         }
-        if let icc = metadata.icc { description.setICC(icc, where: "") }
+        if let icc = metadata.icc {
+            description.setICC(icc, where: "")
+        } else if let problem = metadata.droppedICC {
+            description.setInvalidICC(problem)
+        }
         return description
     }
 
@@ -259,16 +259,24 @@ public enum ImageInspector {
         description.notes += warnings
         describeBlocks(metadata, into: &description)
         let structure = HeifStructure(file)
-        if let icc = HeifDecoder.rawProfile(handle: handle) {
+        if metadata.droppedICC == nil, let icc = HeifDecoder.rawProfile(handle: handle) {
             description.setICC(icc, where: "")
         } else if let nclx = HeifDecoder.nclxProfile(handle: handle) {
             description.setNCLX(nclx, where: "")
         } else if let structure, GridTileColour.primaryIsGrid(structure) {
             switch GridTileColour.of(file, structure: structure) {
-            case .icc(let icc): description.setICC(icc, where: " on the grid tiles (convert uses it)")
+            case .icc(let icc):
+                if let problem = ICCProfileCheck.problem(in: icc, for: [.rgb, .gray]) {
+                    description.setInvalidICC(problem)
+                    description.notes.append("ICC profile on the grid tiles dropped: \(problem)")
+                } else {
+                    description.setICC(icc, where: " on the grid tiles (convert uses it)")
+                }
             case .nclx(let nclx): description.setNCLX(nclx, where: " on the grid tiles (convert uses it)")
             case nil: description.colour = "none on the grid or its tiles (viewers assume sRGB)"
             }
+        } else if let problem = metadata.droppedICC {
+            description.setInvalidICC(problem)
         }
         if description.exifOrientation.map({ $0 != 1 }) ?? false {
             description.notes.append("EXIF Orientation is informational in HEIF; the irot/imir boxes decide, and outputs get Orientation 1")
@@ -344,6 +352,11 @@ public enum ImageInspector {
 }
 
 extension ImageDescription {
+    /// A profile ICCProfileCheck refused: named as invalid, not described (convert drops it).
+    mutating func setInvalidICC(_ problem: String) {
+        colour = "none usable: the ICC profile is invalid and dropped (\(problem)); viewers assume sRGB"
+    }
+
     mutating func setICC(_ icc: [UInt8], where place: String) {
         let name = ImageInspector.iccDescription(icc)
         iccProfile = ICCProfileSummary(name: name, bytes: icc.count)

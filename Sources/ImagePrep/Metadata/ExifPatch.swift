@@ -214,6 +214,17 @@ public enum Exif {
             && block.setFirstInteger(jpeg.count, of: lengthEntry, avoiding: structures)
     }
 
+    /// A tail past every structure this long is worth rewriting a file that could otherwise leave as it
+    /// came (`unreferencedTail`); shorter ones (word alignment, a few stray bytes) are left.
+    static let tailWorthTrimming = 1024
+
+    /// Bytes past every structure `patch` would cut (padding, an unreferenced preview); 0 when there are
+    /// none or the block points further than this reader follows.
+    public static func unreferencedTail(_ tiff: [UInt8]) -> Int {
+        guard let block = try? TIFFBlock(tiff), let end = try? endOfReferencedData(block) else { return 0 }
+        return max(tiff.count - end, 0)
+    }
+
     /// The end of the last byte any directory (IFD1 and its JPEG thumbnail included) uses, or nil when
     /// something could point further than this reader follows: an IFD after IFD1, SubIFDs, strips, a
     /// value of unknown type. Nothing before the end moves, so MakerNote offsets stay right.

@@ -16,6 +16,9 @@ public struct ImageMetadata: Sendable, Equatable {
     public var extendedXMP: ExtendedXMP?
     /// JPEG segments that no output carries (an MPF index, JUMBF, Ducky), named for a warning.
     public var uncarriedSegments: [String] = []
+    /// Why the source's ICC profile was dropped on reading (damaged, or for other pixels: ICCProfileCheck);
+    /// nil when it had none or it was kept. A file passed through as it is must not carry it on.
+    public var droppedICC: String?
 
     public init(exif: [UInt8]? = nil, xmp: [UInt8]? = nil, icc: [UInt8]? = nil, iptc: [UInt8]? = nil,
                 comments: [[UInt8]] = [], extendedXMP: ExtendedXMP? = nil) {

@@ -4,14 +4,17 @@ public enum JPEGMarkers {
     /// extended XMP its xmpNote:HasExtendedXMP names), the ICC profile (all APP2 "ICC_PROFILE" chunks, joined in
     /// sequence order), the Photoshop resources holding IPTC (every APP13 "Photoshop 3.0" segment, joined
     /// in file order) and the comments (COM) found between SOI and the first SOS. A profile whose chunks
-    /// are missing or inconsistent is dropped with a warning. Never traps, whatever the bytes.
+    /// are missing or inconsistent, or that ICCProfileCheck refuses, is dropped with a warning. Never traps, whatever the bytes.
     public static func metadata(in jpeg: [UInt8]) -> (ImageMetadata, warnings: [String]) {
         var metadata = ImageMetadata()
         var iccChunks: [ICCChunk] = []
         var extendedChunks: [ExtendedXMP.Chunk] = []
         var uncarried: [String] = []
+        var components: Int?
         var warnings = forEachSegment(in: jpeg) { marker, payload in
             switch marker {
+            case 0xC0...0xCF where ![0xC4, 0xC8, 0xCC].contains(marker):   // SOFn (not DHT, JPG, DAC)
+                if components == nil, payload.count > 5 { components = Int(payload[5]) }
             case JPEGSegment.app1 where payload.starts(with: ExtendedXMP.header):
                 if let chunk = ExtendedXMP.Chunk(payload: payload) { extendedChunks.append(chunk) } else { uncarried.append("a damaged extended XMP segment") }
             case JPEGSegment.app13 where payload.starts(with: JPEGSegment.photoshopHeader):
@@ -45,11 +48,21 @@ public enum JPEGMarkers {
         metadata.uncarriedSegments = Self.counted(uncarried)
         if !iccChunks.isEmpty {
             switch ICCChunk.reassemble(iccChunks) {
-            case .success(let profile): metadata.icc = profile
-            case .failure(let problem): warnings.append("ICC profile dropped: \(problem.reason)")
+            case .success(let profile): metadata.setICC(profile, for: colourModels(components: components), warnings: &warnings)
+            case .failure(let problem): metadata.dropICC(because: problem.reason, warnings: &warnings)
             }
         }
         return (metadata, warnings)
+    }
+
+    /// What the frame's component count stores: 1 gray, 4 CMYK (or YCCK), otherwise Y'CbCr from RGB. Without a
+    /// frame header (the file fails to decode anyway) RGB.
+    private static func colourModels(components: Int?) -> [ICCColourModel] {
+        switch components {
+        case 1: [.gray]
+        case 4: [.cmyk]
+        default: [.rgb]
+        }
     }
 
     /// The file's quality on libjpeg's scale, from its quantisation tables: the lower of the quality whose

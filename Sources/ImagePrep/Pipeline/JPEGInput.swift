@@ -102,8 +102,12 @@ enum JPEGInput {
         return nil
     }
 
-    /// Whether the strip options find something to remove.
+    /// Whether the strip options find something to remove, the file holds a profile ICCProfileCheck refused
+    /// (it must not leave with it), or its EXIF block carries a padded tail every re-encode would cut (a copy
+    /// left as it came would spend those bytes of its budget on nothing).
     static func metadataMustChange(_ metadata: ImageMetadata, settings: ConversionSettings) -> Bool {
+        if metadata.droppedICC != nil { return true }
+        if let exif = metadata.exif, Exif.unreferencedTail(exif) >= Exif.tailWorthTrimming { return true }
         if settings.stripMetadata {
             return metadata.exif != nil || metadata.xmp != nil || metadata.iptc != nil || !metadata.comments.isEmpty
         }

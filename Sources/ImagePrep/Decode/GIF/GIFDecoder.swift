@@ -34,7 +34,7 @@ public struct GIFDecoder: ImageDecoding {
 
         let animated = gif.frameCount > 1 && options.keepsAnimation
         let canvases = try Self.composite(file, gif: gif, canvas: canvas, frames: animated ? gif.frameCount : 1)
-        let metadata = ImageMetadata(xmp: gif.xmp, icc: gif.icc, comments: gif.comments)
+        let metadata = gif.metadata(warnings: &warnings)
         if animated {
             let frames = zip(canvases, gif.images).map { pixels, image in
                 Animation.Frame(canvas: pixels, duration: Animation.playedDuration(centiseconds: image.delayCentiseconds))

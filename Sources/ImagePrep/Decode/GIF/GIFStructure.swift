@@ -91,6 +91,13 @@ struct GIFStructure {
         }
     }
 
+    /// The comments, XMP and checked ICC profile (a palette is RGB), for the decoder and `info` alike.
+    func metadata(warnings: inout [String]) -> ImageMetadata {
+        var metadata = ImageMetadata(xmp: xmp, comments: comments)
+        metadata.setICC(icc, for: [.rgb], warnings: &warnings)
+        return metadata
+    }
+
     /// NETSCAPE2.0 / ANIMEXTS1.0 (loop count), "XMP DataXMP" and ICCRGBG1012 (an ICC profile).
     private mutating func readApplication(_ blocks: [[UInt8]]) {
         guard let identifier = blocks.first, identifier.count == 11 else { return }

@@ -62,7 +62,8 @@ public struct HeifDecoder: ImageDecoding {
         let image = owner.pointer
 
         var warnings: [String] = []
-        let metadata = Self.metadata(handle: handle, image: image, warnings: &warnings)
+        var metadata = Self.metadata(handle: handle, image: image, warnings: &warnings)
+        metadata.describeGrayAsRGB(warnings: &warnings)   // the pixels come out RGB
         let pixels: DecodedPixels
         if planar {
             guard let planes = Self.rgbPlanes(of: owner) else {

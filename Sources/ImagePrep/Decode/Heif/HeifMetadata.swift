@@ -16,7 +16,8 @@ extension HeifDecoder {
         if let iim = metadataBlocks(handle, type: "iptc").first {
             metadata.iptc = IPTC.resources(wrappingIIM: iim)
         }
-        metadata.icc = rawProfile(handle: handle) ?? image.flatMap(rawProfile(image:))
+        // libheif turns monochrome pictures into RGB too, and the handle does not say which it is.
+        metadata.setICC(rawProfile(handle: handle) ?? image.flatMap(rawProfile(image:)), for: [.rgb, .gray], warnings: &warnings)
         if metadata.icc == nil, let nclx = nclxProfile(handle: handle) ?? image.flatMap(nclxProfile(image:)) {
             let synthesized = ColorProfileSynthesizer.profile(for: nclx)
             metadata.icc = synthesized.icc

@@ -50,7 +50,9 @@ final class WebPContainer {
         for fourCC in ["EXIF", "XMP ", "ICCP"] where Self.chunkCount(fourCC, in: demuxer) > 1 {
             warnings.append("the WebP file has several \(fourCC.trimmingCharacters(in: .whitespaces)) chunks; the first is kept")
         }
-        metadata = ImageMetadata(exif: exif, xmp: Self.chunk("XMP ", in: demuxer), icc: Self.chunk("ICCP", in: demuxer))
+        var metadata = ImageMetadata(exif: exif, xmp: Self.chunk("XMP ", in: demuxer))
+        metadata.setICC(Self.chunk("ICCP", in: demuxer), for: [.rgb], warnings: &warnings)   // WebP has no gray or CMYK
+        self.metadata = metadata
         self.warnings = warnings
     }
 
