@@ -11,7 +11,8 @@ arch=$(dpkg --print-architecture)
 deb=imgprep_${version}_${arch}.deb
 work=.build/deb
 # Everything in the package comes from the binary and this script: repack only when one changed.
-if [ "$deb" -nt "$bin" ] && [ "$deb" -nt "$0" ] && [ "$deb" -nt Makefile ]; then
+if [ "$deb" -nt "$bin" ] && [ "$deb" -nt "$0" ] && [ "$deb" -nt Makefile ] && [ "$deb" -nt scripts/debian-copyright ] \
+   && [ "$deb" -nt LICENSE ]; then
   echo "$deb is up to date"
   exit 0
 fi
@@ -32,6 +33,15 @@ gzip -9n "$root/usr/share/man/man1/imgprep.1"
 mkdir -p "$root/usr/share/doc/imgprep"
 { echo "imgprep $version, built from its sources with Swift's runtime linked in."
   echo "The full guide is README.md in imgprep's sources."; } > "$root/usr/share/doc/imgprep/README"
+# Debian's machine-readable copyright file: scripts/debian-copyright, then imgprep's own licence from
+# LICENSE (its text after the copyright line, as a License paragraph: lines indented, blank ones " .").
+{ cat scripts/debian-copyright
+  echo
+  echo "License: Expat"
+  sed -n '/^Permission is hereby granted/,$p' LICENSE | sed -e 's/^$/./' -e 's/^/ /'
+} > "$root/usr/share/doc/imgprep/copyright"
+grep -q '^ Permission is hereby granted' "$root/usr/share/doc/imgprep/copyright" \
+  || { echo "build-deb: LICENSE has no MIT permission notice to copy" >&2; exit 1; }
 
 # dpkg-shlibdeps reads the package names from debian/control and maps each NEEDED library to the
 # package (and minimum version) that ships it, from dpkg's own records.
