@@ -2,6 +2,9 @@
 # Packs imgprep_VERSION_amd64.deb from a release binary built with --static-swift-stdlib (make deb).
 # The version comes from the binary (`imgprep --version`); Depends from dpkg-shlibdeps on the binary,
 # so it lists exactly the Debian libraries the binary links, plus libheif, which it opens at first use.
+# Reproducible: the same commit gives the same bytes wherever it is built (scripts/deb-reproducible.sh
+# checks): every mtime is SOURCE_DATE_EPOCH (the last commit's time), owners root, modes set here, and
+# the Makefile's build maps the checkout's path out of the binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:?usage: build-deb.sh path/to/static/imgprep}
@@ -60,7 +63,7 @@ Package: imgprep
 Version: $version
 Architecture: $arch
 Maintainer: imgprep developers <imgprep@localhost>
-Installed-Size: $(du -sk --exclude=DEBIAN "$root" | cut -f1)
+Installed-Size: $(du -sk --apparent-size --exclude=DEBIAN "$root" | cut -f1)
 Depends: $depends
 Section: graphics
 Priority: optional
@@ -70,8 +73,13 @@ Description: prepare images for upload in batch
  many files at a time, each in an isolated worker process.
 CONTROL
 
+# Modes and times from here, not from the umask or the clock (dpkg-deb only clamps newer mtimes to
+# SOURCE_DATE_EPOCH, so a file older than the commit would keep its own); dpkg-deb sorts the members.
 find "$root" -type d -exec chmod 755 {} +
-SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)} \
-  dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" >/dev/null
+find "$root" -type f ! -path "$root/usr/bin/*" -exec chmod 644 {} +
+export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)}
+find "$root" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
+# One xz thread: multi-threaded xz writes other bytes, and how many threads it takes depends on the machine.
+dpkg-deb --root-owner-group -Zxz --threads-max=1 --build "$root" "$deb" >/dev/null
 echo "wrote $deb ($(stat -c %s "$deb") bytes)"
 echo "Depends: $depends"
