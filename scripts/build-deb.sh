@@ -3,8 +3,9 @@
 # The version comes from the binary (`imgprep --version`); Depends from dpkg-shlibdeps on the binary,
 # so it lists exactly the Debian libraries the binary links, plus libheif, which it opens at first use.
 # Reproducible: the same commit gives the same bytes wherever it is built (scripts/deb-reproducible.sh
-# checks): every mtime is SOURCE_DATE_EPOCH (the last commit's time), owners root, modes set here, and
-# the Makefile's build maps the checkout's path out of the binary.
+# checks): every mtime is SOURCE_DATE_EPOCH (the last commit's time), owners root, modes set here, the
+# Makefile's build maps the checkout's path out of the binary and scripts/reproducible-elf.sh evens out
+# the hashes that still depend on it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:?usage: build-deb.sh path/to/static/imgprep}
@@ -15,7 +16,7 @@ deb=imgprep_${version}_${arch}.deb
 work=.build/deb
 # Everything in the package comes from the binary and this script: repack only when one changed.
 if [ "$deb" -nt "$bin" ] && [ "$deb" -nt "$0" ] && [ "$deb" -nt Makefile ] && [ "$deb" -nt scripts/debian-copyright ] \
-   && [ "$deb" -nt LICENSE ]; then
+   && [ "$deb" -nt LICENSE ] && [ "$deb" -nt scripts/reproducible-elf.sh ]; then
   echo "$deb is up to date"
   exit 0
 fi
@@ -32,6 +33,7 @@ fi
 make --no-print-directory install-files INSTALL_BIN="$bin" DESTDIR="$root" PREFIX=/usr \
   ZSHCOMPDIR=/usr/share/zsh/vendor-completions
 strip --strip-unneeded "$root/usr/bin/imgprep"
+bash scripts/reproducible-elf.sh "$root/usr/bin/imgprep"   # the bytes swiftc and the linker derive from the build folder
 gzip -9n "$root/usr/share/man/man1/imgprep.1"
 mkdir -p "$root/usr/share/doc/imgprep"
 { echo "imgprep $version, built from its sources with Swift's runtime linked in."
