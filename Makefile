@@ -116,9 +116,9 @@ deb: deps build
 
 # Installs the package into a bare Debian 12 tree (debootstrap minbase, cached in .build/) with the
 # Dockerfile's apt step and runs it there (scripts/deb-test.sh), then builds HEAD's package twice, in two
-# fresh clones, and requires the same bytes (scripts/deb-reproducible.sh: two release builds, about
-# 25 minutes). Needs root and the network, so not in .ci/run: run it before a release and after
-# changing linked libraries or the build.
+# fresh clones, and requires the same bytes (scripts/deb-reproducible.sh: two release builds, 7-8
+# minutes on a busy 2-core machine; 10 in all). Needs root and the network, so not in .ci/run: run it
+# before a release and after changing linked libraries or the build.
 deb-test: deb
 	$(call apt_install,debootstrap)
 	bash scripts/deb-test.sh $(STATIC_BIN)
