@@ -50,7 +50,9 @@ import Testing
             .write(to: manifest, atomically: true, encoding: .utf8)
 
         let scratch = dir.appendingPathComponent("build").path
-        let build = try TestSupport.run(swift, ["build", "--package-path", example.path, "--scratch-path", scratch])
+        // Its caches in the scratch folder too, not in ~/.cache where other builds keep theirs.
+        let build = try TestSupport.run(swift, ["build", "--package-path", example.path, "--scratch-path", scratch,
+                                                "--manifest-cache", "local", "--disable-dependency-cache"])
         try #require(build.status == 0, "swift build of the example failed:\n\(build.stdout.suffix(3000))\n\(build.stderr.suffix(3000))")
 
         let program = "\(scratch)/debug/UsingImagePrep"
