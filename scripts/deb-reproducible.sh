@@ -3,9 +3,9 @@
 # length too), runs `make deb` in each, from scratch, and requires byte-identical packages. On a
 # mismatch it says which ar member, which file and which bytes differ (and runs diffoscope if present).
 # Two release builds from scratch: about 4 minutes each on a busy 2-core machine.
-# Seen once (Swift 6.3.1): of two builds of one commit, one had a function's instructions scheduled
-# otherwise (GIFDecoder.composite, 20 bytes) and a third build matched the other: swiftc itself is not
-# always deterministic. The hint below names such a function.
+# Swift 6.3.1's release builds are not always deterministic (an open bug: swiftlang/swift#77168): in two
+# runs of three here, one clone's GIFDecoder.composite had its registers chosen otherwise (2 and 20
+# bytes), everything else being equal. The hint below names such a function.
 #   KEEP=1   keep the clones (in .build/deb-reproducible/) for a look
 set -euo pipefail
 cd "$(dirname "$0")/.."
