@@ -22,6 +22,9 @@ FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 STATIC_SCRATCH := .build/static
 STATIC_BIN := $(STATIC_SCRATCH)/release/imgprep
 BIN := $(STATIC_BIN)
+# The checkout's path as "." in whatever the compilers record (debug info, #filePath), so the binary and
+# the .deb have the same bytes wherever the sources are (scripts/deb-reproducible.sh).
+PATH_MAP := -Xswiftc -file-prefix-map -Xswiftc $(CURDIR)=. -Xcc -ffile-prefix-map=$(CURDIR)=.
 
 # Ubuntu (and its derivatives) name the libjpeg-turbo dev package differently from Debian.
 JPEG_DEV := $(shell grep -Eqs '^ID(_LIKE)?=.*ubuntu' /etc/os-release && echo libjpeg-turbo8-dev || echo libjpeg62-turbo-dev)
@@ -53,7 +56,7 @@ bench-deps:
 	$(call apt_install,$(BENCH_DEPS))
 
 build:
-	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(STATIC_SCRATCH) --product imgprep
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(STATIC_SCRATCH) --product imgprep $(PATH_MAP)
 
 # A venv for the tests only, from PyPI: Pillow reads animations back (scripts/compare-animations.py) and
 # imagecodecs, which bundles libultrahdr, reads Ultra HDR JPEGs back (scripts/ultrahdr_reference.py).
@@ -108,17 +111,21 @@ install-files:
 	chmod 644 $(DESTDIR)$(MANDIR)/imgprep.1 $(DESTDIR)$(BASHCOMPDIR)/imgprep $(DESTDIR)$(ZSHCOMPDIR)/_imgprep $(DESTDIR)$(FISHCOMPDIR)/imgprep.fish
 
 # imgprep_VERSION_amd64.deb for Debian 12: the Swift runtime linked in statically, Depends computed by
-# dpkg-shlibdeps from the binary (scripts/build-deb.sh).
+# dpkg-shlibdeps from the binary, the licences in its copyright file, the same bytes from the same
+# commit wherever it is built (scripts/build-deb.sh).
 deb: deps build
 	$(call apt_install,dpkg-dev)
 	bash scripts/build-deb.sh $(STATIC_BIN)
 
 # Installs the package into a bare Debian 12 tree (debootstrap minbase, cached in .build/) with the
-# Dockerfile's apt step and runs it there. Needs root and the network; a few minutes, so not in .ci/run:
-# run it before a release and after changing linked libraries (scripts/deb-test.sh).
+# Dockerfile's apt step and runs it there (scripts/deb-test.sh), then builds HEAD's package twice, in two
+# fresh clones, and requires the same bytes (scripts/deb-reproducible.sh: two release builds, 7-8
+# minutes on a busy 2-core machine; 10 in all). Needs root and the network, so not in .ci/run: run it
+# before a release and after changing linked libraries or the build.
 deb-test: deb
 	$(call apt_install,debootstrap)
 	bash scripts/deb-test.sh $(STATIC_BIN)
+	bash scripts/deb-reproducible.sh
 
 # --one-file-system: never into a /proc or /sys a killed deb-test left mounted in its Debian tree.
 clean:

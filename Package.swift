@@ -21,6 +21,11 @@ let package = Package(
         .systemLibrary(
             name: "CGif", path: "Sources/CGif",
             providers: [.apt(["libgif-dev"])]),
+        // libpng's headers are under /usr/include/libpng16: this module carries pkg-config's -I to
+        // CImageCodecs (an -I in cSettings would be an unsafe flag, refused in a package dependency).
+        .systemLibrary(
+            name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng",
+            providers: [.apt(["libpng-dev"])]),
         .systemLibrary(
             name: "CLCMS", path: "Sources/CLCMS", pkgConfig: "lcms2",
             providers: [.apt(["liblcms2-dev"])]),
@@ -28,8 +33,7 @@ let package = Package(
         // so every call into them goes through setjmp-guarded functions that return error codes.
         // libturbojpeg's tjTransform turns JPEGs losslessly (it returns errors, no setjmp needed).
         .target(
-            name: "CImageCodecs", path: "Sources/CImageCodecs",
-            cSettings: [.unsafeFlags(["-I/usr/include/libpng16"])],
+            name: "CImageCodecs", dependencies: ["CPNG"], path: "Sources/CImageCodecs",
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("turbojpeg")]),
         .target(
             name: "ImagePrep", dependencies: ["CHeif", "CExif", "CWebP", "CGif", "CLCMS", "CImageCodecs"],

@@ -2,6 +2,10 @@
 # Packs imgprep_VERSION_amd64.deb from a release binary built with --static-swift-stdlib (make deb).
 # The version comes from the binary (`imgprep --version`); Depends from dpkg-shlibdeps on the binary,
 # so it lists exactly the Debian libraries the binary links, plus libheif, which it opens at first use.
+# Reproducible: the same commit gives the same bytes wherever it is built (scripts/deb-reproducible.sh
+# checks): every mtime is SOURCE_DATE_EPOCH (the last commit's time), owners root, modes set here, the
+# Makefile's build maps the checkout's path out of the binary and scripts/reproducible-elf.sh evens out
+# the hashes that still depend on it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:?usage: build-deb.sh path/to/static/imgprep}
@@ -11,7 +15,8 @@ arch=$(dpkg --print-architecture)
 deb=imgprep_${version}_${arch}.deb
 work=.build/deb
 # Everything in the package comes from the binary and this script: repack only when one changed.
-if [ "$deb" -nt "$bin" ] && [ "$deb" -nt "$0" ] && [ "$deb" -nt Makefile ]; then
+if [ "$deb" -nt "$bin" ] && [ "$deb" -nt "$0" ] && [ "$deb" -nt Makefile ] && [ "$deb" -nt scripts/debian-copyright ] \
+   && [ "$deb" -nt LICENSE ] && [ "$deb" -nt scripts/reproducible-elf.sh ]; then
   echo "$deb is up to date"
   exit 0
 fi
@@ -28,10 +33,20 @@ fi
 make --no-print-directory install-files INSTALL_BIN="$bin" DESTDIR="$root" PREFIX=/usr \
   ZSHCOMPDIR=/usr/share/zsh/vendor-completions
 strip --strip-unneeded "$root/usr/bin/imgprep"
+bash scripts/reproducible-elf.sh "$root/usr/bin/imgprep"   # the bytes swiftc and the linker derive from the build folder
 gzip -9n "$root/usr/share/man/man1/imgprep.1"
 mkdir -p "$root/usr/share/doc/imgprep"
 { echo "imgprep $version, built from its sources with Swift's runtime linked in."
   echo "The full guide is README.md in imgprep's sources."; } > "$root/usr/share/doc/imgprep/README"
+# Debian's machine-readable copyright file: scripts/debian-copyright, then imgprep's own licence from
+# LICENSE (its text after the copyright line, as a License paragraph: lines indented, blank ones " .").
+{ cat scripts/debian-copyright
+  echo
+  echo "License: Expat"
+  sed -n '/^Permission is hereby granted/,$p' LICENSE | sed -e 's/^$/./' -e 's/^/ /'
+} > "$root/usr/share/doc/imgprep/copyright"
+grep -q '^ Permission is hereby granted' "$root/usr/share/doc/imgprep/copyright" \
+  || { echo "build-deb: LICENSE has no MIT permission notice to copy" >&2; exit 1; }
 
 # dpkg-shlibdeps reads the package names from debian/control and maps each NEEDED library to the
 # package (and minimum version) that ships it, from dpkg's own records.
@@ -50,7 +65,7 @@ Package: imgprep
 Version: $version
 Architecture: $arch
 Maintainer: imgprep developers <imgprep@localhost>
-Installed-Size: $(du -sk --exclude=DEBIAN "$root" | cut -f1)
+Installed-Size: $(du -sk --apparent-size --exclude=DEBIAN "$root" | cut -f1)
 Depends: $depends
 Section: graphics
 Priority: optional
@@ -60,8 +75,13 @@ Description: prepare images for upload in batch
  many files at a time, each in an isolated worker process.
 CONTROL
 
+# Modes and times from here, not from the umask or the clock (dpkg-deb only clamps newer mtimes to
+# SOURCE_DATE_EPOCH, so a file older than the commit would keep its own); dpkg-deb sorts the members.
 find "$root" -type d -exec chmod 755 {} +
-SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)} \
-  dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" >/dev/null
+find "$root" -type f ! -path "$root/usr/bin/*" -exec chmod 644 {} +
+export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)}
+find "$root" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
+# One xz thread: multi-threaded xz writes other bytes, and how many threads it takes depends on the machine.
+dpkg-deb --root-owner-group -Zxz --threads-max=1 --build "$root" "$deb" >/dev/null
 echo "wrote $deb ($(stat -c %s "$deb") bytes)"
 echo "Depends: $depends"

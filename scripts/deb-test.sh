@@ -2,7 +2,8 @@
 # make deb-test: installs imgprep_VERSION_amd64.deb into a bare Debian 12 tree (debootstrap minbase, no
 # Swift toolchain) with the Dockerfile's own COPY and RUN steps, then runs imgprep there: --version
 # (also without /proc), HEIC -> JPEG keeping EXIF, AVIF and HEIC written and read back, a byte budget,
-# `man imgprep` and the bash completion. Fails on any missing library. Needs root and Debian's mirrors.
+# `man imgprep`, the bash completion and the copyright file. Fails on any missing library. Needs root
+# and Debian's mirrors.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:?usage: deb-test.sh path/to/static/imgprep}
@@ -60,6 +61,14 @@ echo "deb-test: libraries"
 in_root ldd /usr/bin/imgprep | tee .build/deb-test-ldd.txt
 ! grep -q 'not found' .build/deb-test-ldd.txt || fail "missing libraries"
 ! grep -Eq 'libswift|libFoundation|libdispatch' .build/deb-test-ldd.txt || fail "links the Swift runtime dynamically"
+
+echo "deb-test: the copyright file"
+copyright=$root/usr/share/doc/imgprep/copyright
+head -1 "$copyright" | grep -qx 'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/' \
+  || fail "no machine-readable /usr/share/doc/imgprep/copyright"
+for license in Expat 'Apache-2.0 with Swift exception' Unicode-3.0; do
+  grep -qx "License: $license" "$copyright" || fail "the copyright file has no '$license' licence text"
+done
 
 echo "deb-test: without /proc: --version works, a command says what is missing"
 umount "$root/proc"
