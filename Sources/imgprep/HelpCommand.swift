@@ -20,6 +20,9 @@ enum HelpCommand {
 
     static func run(_ arguments: [String], _ reference: ToolReference) throws -> String {
         guard let name = arguments.first else { return reference.help }
+        guard arguments.count == 1 else {
+            throw UsageError(description: "help takes one topic, not \(arguments.count) ('\(arguments.joined(separator: " "))'); see 'imgprep --help'")
+        }
         if let form = Reference(rawValue: name) { return form.render(reference) }
         if let spec = reference.commands.first(where: { $0.name == name }) { return HelpFormatter.help(for: spec) }
         let hint = Spelling.nearest(name, among: reference.commands.map(\.name)).map { "did you mean '\($0)'? " } ?? ""

@@ -103,6 +103,8 @@ import Testing
         #expect(try TestSupport.imgprep(["completions", "powershell"]).status == 2)
         let two = try TestSupport.imgprep(["completions", "bash", "zsh"])
         #expect(two.status == 2 && two.stdout.isEmpty && two.stderr.contains("one shell"), "\(two.stderr)")
+        let topics = try TestSupport.imgprep(["help", "convert", "extra"])
+        #expect(topics.status == 2 && topics.stdout.isEmpty && topics.stderr.contains("one topic"), "\(topics.stderr)")
         #expect(try TestSupport.imgprep(["help", "compress"]).stdout.contains("Not together: --update with --skip-existing"))
     }
 }
