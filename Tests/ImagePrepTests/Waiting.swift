@@ -13,8 +13,11 @@ extension TestSupport {
         return true
     }
 
-    /// The same from a task, without blocking a thread of Swift's pool while it polls.
-    static func waitUntil(seconds: Double = 60, _ condition: () -> Bool) async -> Bool {
+    /// The same from a task, without blocking a thread of Swift's pool while it polls. The deadline is
+    /// long: Swift's pool has a thread per core (two here), and the synchronous tests running beside
+    /// this one can hold both for minutes (each waits on a process), so a task, and the work it waits
+    /// for, may not run at all for that long: a 60 s deadline failed so in a full run on two cores.
+    static func waitUntil(seconds: Double = 900, _ condition: () -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         while !condition() {
             if ContinuousClock.now >= deadline { return false }
