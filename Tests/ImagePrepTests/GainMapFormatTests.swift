@@ -81,6 +81,16 @@ struct GainMapFormatTests {
         #expect(XMPValues.text("format", namespace: "http://purl.org/dc/elements/1.1/", in: cleaned) == "image/jpeg")
     }
 
+    @Test func byteSearchFindsANeedleAnywhereAndNothingElse() {
+        let needle = Array("hdr-gain-map".utf8)
+        let hay = [UInt8](repeating: UInt8(ascii: "h"), count: 300)
+        #expect(!containsBytes(hay, needle))
+        #expect(containsBytes(needle + hay, needle) && containsBytes(hay + needle, needle) && containsBytes(hay + needle + hay, needle))
+        #expect(!containsBytes(hay + needle.dropLast(), needle), "a needle cut off at the end")
+        #expect(containsBytes((hay + needle)[290...], needle) && !containsBytes((hay + needle)[..<305], needle), "slices search their own bytes")
+        #expect(!containsBytes([UInt8](), needle) && containsBytes(hay, []))
+    }
+
     @Test func theCacheKeyChangesWithTheHDRSetting() throws {
         var keep = ConversionSettings()
         keep.hdr = .keep

@@ -7,12 +7,12 @@ enum GainMapClaims {
 
     /// Whether an XMP packet names Ultra HDR's `hdrgm` namespace (parsed or not).
     static func mentionsHDRGainMap(_ packet: [UInt8]) -> Bool {
-        packet.firstRange(of: namespaces[0]) != nil
+        containsBytes(packet, namespaces[0])
     }
 
     /// Whether an XMP packet names any gain-map namespace: `hdrgm`, the GContainer directory, Apple's.
     static func inPacket(_ packet: [UInt8]) -> Bool {
-        namespaces.contains { packet.firstRange(of: $0) != nil }
+        namespaces.contains { containsBytes(packet, $0) }
     }
 
     /// Whether the JPEG's own header (not the images an MPF index lists) claims a gain map: in its XMP or
@@ -24,7 +24,7 @@ enum GainMapClaims {
             switch segment.marker {
             case JPEGSegment.app1:
                 return (payload.starts(with: JPEGSegment.xmpHeader) || payload.starts(with: ExtendedXMP.header))
-                    && namespaces.contains { payload.firstRange(of: $0) != nil }
+                    && namespaces.contains { containsBytes(payload, $0) }
             case JPEGSegment.app2:
                 return payload.starts(with: ISOGainMapBlock.header)
             default:

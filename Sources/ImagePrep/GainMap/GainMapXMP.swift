@@ -14,7 +14,7 @@ enum GainMapXMP {
     /// plain decimal number, per-channel sequences (imgprep carries grey maps), an HDR base rendition.
     static func metadata(in packet: [UInt8]) -> Result<GainMapMetadata, GainMapProblem>? {
         guard GainMapClaims.mentionsHDRGainMap(packet) else { return nil }
-        if packet.firstRange(of: Array("<!ENTITY".utf8)) != nil || packet.firstRange(of: Array("<!DOCTYPE".utf8)) != nil {
+        if containsBytes(packet, Array("<!ENTITY".utf8)) || containsBytes(packet, Array("<!DOCTYPE".utf8)) {
             return .failure(GainMapProblem("its XMP declares a document type or entities"))
         }
         let elements: [XMPElement]

@@ -90,7 +90,7 @@ private struct MapImageStatements {
             }
         }
         let ultraHDR = iso != nil || xmp.map(GainMapClaims.mentionsHDRGainMap) == true
-        let apple = xmp.map { $0.firstRange(of: Array(AppleGainMap.xmpNamespace.utf8)) != nil } == true
+        let apple = xmp.map { containsBytes($0, Array(AppleGainMap.xmpNamespace.utf8)) } == true
         guard ultraHDR || apple else { return nil }
         origin = iso.flatMap(ISOGainMapBlock.metadata) != nil ? .iso21496 : ultraHDR ? .ultraHDR : .appleMPF
     }

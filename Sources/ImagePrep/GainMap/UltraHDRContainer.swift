@@ -83,7 +83,7 @@ enum UltraHDRContainer {
     static func statesOnlyItsMap(_ file: [UInt8], metadata: ImageMetadata, reading: GainMapReading) -> Bool {
         guard reading.statementsAreClean, let xmp = metadata.xmp, (try? XMPScanner.elements(of: xmp)) != nil,
               XMPValues.text("Version", namespace: GainMapXMP.namespace, in: xmp) == "1.0",
-              xmp.firstRange(of: Array(AppleGainMap.xmpNamespace.utf8)) == nil,
+              !containsBytes(xmp, Array(AppleGainMap.xmpNamespace.utf8)),
               metadata.extendedXMP.map({ GainMapClaims.inPacket($0.packet) }) != true else { return false }
         let app2 = JPEGSegmentWalk.segments(in: file).filter { $0.marker == JPEGSegment.app2 }.map { Array(file[$0.payload]) }
         let mpf = app2.filter { $0.starts(with: MultiPictureFormat.header) }
