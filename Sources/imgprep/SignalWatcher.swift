@@ -48,6 +48,10 @@ final class SignalWatcher {
             sources.append(source)
         }
         self.sources = sources
+        // libdispatch registers a resumed source on its queue, later: until then the signals are ignored
+        // (SIG_IGN above), and one sent while the main thread blocks (opening a FIFO list) was lost.
+        // Waiting for the queue to drain once means the registrations are done before anything else.
+        queue.sync {}
     }
 
     /// From now on a signal calls `body` (cancel the batch, kill the workers) before the grace period,
