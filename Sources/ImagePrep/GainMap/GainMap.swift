@@ -52,14 +52,6 @@ public struct GainMapMetadata: Sendable, Equatable {
 
     /// The brightest the HDR rendition gets over SDR white, as a linear factor.
     public var headroom: Double { exp2(hdrCapacityMax) }
-
-    /// What readers (libultrahdr among them) accept: finite values, a gamma above 0, offsets not
-    /// negative, max not below min, and capacities with HDRCapacityMax > HDRCapacityMin ≥ 0.
-    var isUsable: Bool {
-        let values = [gainMapMin, gainMapMax, gamma, offsetSDR, offsetHDR, hdrCapacityMin, hdrCapacityMax]
-        return values.allSatisfy(\.isFinite) && gamma > 0 && offsetSDR >= 0 && offsetHDR >= 0
-            && gainMapMax >= gainMapMin && hdrCapacityMin >= 0 && hdrCapacityMax > hdrCapacityMin
-    }
 }
 
 public enum GainMapOrigin: String, Sendable, Codable {

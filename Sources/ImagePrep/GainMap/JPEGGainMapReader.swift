@@ -95,7 +95,7 @@ private struct MapImageStatements {
         origin = iso.flatMap(ISOGainMapBlock.metadata) != nil ? .iso21496 : ultraHDR ? .ultraHDR : .appleMPF
     }
 
-    /// One statement of each kind at most, and no hdrgm claim beside Apple's.
+    /// One statement of each kind at most.
     var areClean: Bool { xmpCount <= 1 && isoCount <= 1 }
 
     /// The Ultra HDR values: the ISO block's where it has them, and the XMP's must then agree.

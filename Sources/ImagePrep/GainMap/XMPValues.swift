@@ -55,10 +55,4 @@ enum XMPValues {
         guard bytes.isEmpty else { return nil }
         return Double(trimmed)
     }
-
-    /// Whether the packet has any property of `namespace`.
-    static func mentions(_ namespace: String, in packet: [UInt8]) -> Bool {
-        guard let elements = try? XMPScanner.elements(of: packet) else { return false }
-        return elements.contains { $0.name.namespace == namespace || $0.attributes.contains { $0.name.namespace == namespace } }
-    }
 }
