@@ -40,7 +40,7 @@ enum WriterOptions {
         case .flag: "no value"
         case .integer(let range): "an integer from \(range.lowerBound) to \(range.upperBound)"
         }
-        return Option(declaration.name, nil, declaration.valueName ?? "VALUE", declaration.help, default: declaration.defaultValue,
+        return Option(declaration.name, nil, declaration.valueName ?? "VALUE", declaration.help, default: declaration.defaultText,
                       ValueParser(expected: expected) { declaration.value(parsing: $0) })
     }
 }

@@ -15,16 +15,24 @@ public struct FormatOptionDeclaration: Sendable {
     public let valueName: String?
     public let help: String
     public let kind: Kind
-    /// What help says is used when the option is absent.
-    public let defaultValue: String?
+    /// What is used when the option is absent (a flag: off).
+    public let defaultValue: FormatOptions.Value
 
     public static func flag(_ name: String, help: String) -> FormatOptionDeclaration {
-        FormatOptionDeclaration(name: name, valueName: nil, help: help, kind: .flag, defaultValue: nil)
+        FormatOptionDeclaration(name: name, valueName: nil, help: help, kind: .flag, defaultValue: .flag(false))
     }
 
     public static func integer(_ name: String, _ valueName: String, in range: ClosedRange<Int>, default defaultValue: Int,
                                help: String) -> FormatOptionDeclaration {
-        FormatOptionDeclaration(name: name, valueName: valueName, help: help, kind: .integer(range), defaultValue: "\(defaultValue)")
+        FormatOptionDeclaration(name: name, valueName: valueName, help: help, kind: .integer(range), defaultValue: .integer(defaultValue))
+    }
+
+    /// The default as help shows it; nil for a flag.
+    public var defaultText: String? {
+        switch defaultValue {
+        case .flag: nil
+        case .integer(let value): "\(value)"
+        }
     }
 
     /// `text` as this option's value, or nil when it is not one (outside the range, not a number).
@@ -57,13 +65,14 @@ public struct FormatOptions: Sendable, Codable, Equatable {
 
     /// Whether the flag `declaration` names was given.
     func flag(_ declaration: FormatOptionDeclaration) -> Bool {
-        if case .flag(let on) = values[declaration.name] { return on }
+        if case .flag(let on) = values[declaration.name] ?? declaration.defaultValue { return on }
         return false
     }
 
-    /// The integer given for `declaration`, else its default.
-    func integer(_ declaration: FormatOptionDeclaration, default defaultValue: Int) -> Int {
-        if case .integer(let value) = values[declaration.name] { return value }
-        return defaultValue
+    /// The integer given for `declaration`, else its default (0 only for a declaration of another kind,
+    /// which the format's own accessor never asks for).
+    func integer(_ declaration: FormatOptionDeclaration) -> Int {
+        if case .integer(let value) = values[declaration.name] ?? declaration.defaultValue { return value }
+        return 0
     }
 }

@@ -41,5 +41,5 @@ extension OutputFormat {
 
 extension FormatOptions {
     /// `--png-compression`: zlib's level.
-    var pngCompressionLevel: Int { integer(PNGFormatWriter.compression, default: 6) }
+    var pngCompressionLevel: Int { integer(PNGFormatWriter.compression) }
 }
