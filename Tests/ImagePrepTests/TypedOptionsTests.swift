@@ -114,6 +114,26 @@ import Testing
         #expect(plain.settings.subsampling == nil && plain.settings.keepsInputCoding && plain.timeout == 600)
     }
 
+    /// The writers' own options reach the settings by name, only on the commands that write their format;
+    /// compress writes no lossless format, so it has no --png-compression.
+    @Test func writerOptionsReachTheSettings() throws {
+        let options = try BatchCommandOptions(convert(["--to", "png", "--png-compression", "9", "--progressive"]),
+                                              formats: OutputFormat.allCases, defaultQuality: \.defaultQuality)
+        #expect(options.settings.formatOptions["png-compression"] == .integer(9))
+        #expect(options.settings.formatOptions["progressive"] == .flag(true))
+        #expect(usageError(["--png-compression", "9", "--max-bytes", "1MB", "x.jpg"], spec: CompressCommand.spec)
+            == "unknown option '--png-compression' for 'compress'; see 'imgprep compress --help'")
+        #expect(try compress(["--max-bytes", "1MB", "--progressive"])[Flag("progressive", nil, "")])
+    }
+
+    /// `-o NAME.EXT` for an image format no writer writes is refused as such; a writer's extensions never are.
+    @Test func unwrittenExtensionsLeaveOutEveryWritersOwn() {
+        #expect(BatchCommandOptions.unwrittenImageExtensions.contains("gif"))
+        for format in OutputFormat.allCases {
+            #expect(BatchCommandOptions.unwrittenImageExtensions.isDisjoint(with: format.fileExtensions), "\(format)")
+        }
+    }
+
     /// Long and short names are unique within each command, or the first declaration would shadow the other.
     @Test func namesAreUnique() {
         for spec in [ConvertCommand.spec, CompressCommand.spec, InfoCommand.spec] {
