@@ -27,7 +27,7 @@ struct BatchCommandOptions {
     let command: String
 
     /// - Parameters:
-    ///   - formats: what the command writes (its `--to` takes these; jpeg when it is absent).
+    ///   - formats: what the command writes (its `--to` takes these; `Formats.defaultOutput` when it is absent).
     ///   - defaultQuality: `--quality` when absent, by output format.
     init(_ args: ParsedArguments, formats: [OutputFormat], defaultQuality: (OutputFormat) -> Int) throws {
         let names = formats.map(\.rawValue)
@@ -53,7 +53,7 @@ struct BatchCommandOptions {
             throw UsageError(description: "\(args.command) writes \(formatNames), not -o \(outputFile ?? ""); see 'imgprep \(args.command) --help'")
         }
         // `-o out.png` alone says PNG, as it does for vips and ImageMagick.
-        settings.format = requested ?? outputFileFormat ?? .jpeg
+        settings.format = requested ?? outputFileFormat ?? Formats.defaultOutput
         settings.quality = args[.quality] ?? defaultQuality(settings.format)
         settings.color = args[.color] ?? .keep
         settings.hdr = args[.hdr] ?? .keep
@@ -64,11 +64,10 @@ struct BatchCommandOptions {
         settings.stripLocation = args[.stripGPS] || args[.stripLocation]
         settings.stripMetadata = args[.stripMetadata]
         if case .fixed(let subsampling) = args[.subsampling] { settings.subsampling = subsampling }
-        settings.jpeg.progressive = args[.progressive]
-        // Asking for a quality or a chroma layout asks for a re-encode; otherwise a JPEG that only needs
-        // turning or new metadata keeps its coefficients.
-        settings.losslessJPEG = args[.quality] == nil && settings.subsampling == nil
-        settings.pngCompressionLevel = args[.pngCompression] ?? 6
+        settings.formatOptions = WriterOptions.values(in: args, writing: formats)
+        // Asking for a quality or a chroma layout asks for a re-encode; otherwise an input in the output
+        // format that only needs turning or new metadata keeps its coded picture.
+        settings.keepsInputCoding = args[.quality] == nil && settings.subsampling == nil
         if var byteBudget = args[.maxBytes] {
             byteBudget.minQuality = args[.minQuality] ?? 40
             byteBudget.strategy = switch args[.search] ?? .binary {
@@ -80,7 +79,7 @@ struct BatchCommandOptions {
                 throw UsageError(description: "--min-quality \(byteBudget.minQuality) is above --quality \(settings.quality); see 'imgprep \(args.command) --help'")
             }
             settings.budget = byteBudget
-            if !settings.format.writer.isLossy {
+            if !settings.format.writer.traits.isLossy {
                 throw UsageError(description: "--max-bytes needs a lossy format (\(Formats.list(OutputFormatHelp.lossy.map(\.rawValue)))), not --to \(settings.format.rawValue); see 'imgprep \(args.command) --help'")
             }
         }
@@ -106,12 +105,15 @@ struct BatchCommandOptions {
         command = args.command
     }
 
-    /// Image formats imgprep reads or not but never writes: `-o cover.gif` is a file name, not a directory
-    /// to create.
-    static let unwrittenImageExtensions: Set<String> = [
+    /// Extensions of image files, whether imgprep reads them or not: `-o cover.gif` is a file name, not
+    /// a directory to create.
+    static let imageExtensions: Set<String> = [
         "gif", "tif", "tiff", "bmp", "jxl", "jp2", "j2k", "jpx", "jfif", "ico", "svg", "psd", "dng", "raw", "cr2", "cr3",
         "nef", "arw", "orf", "rw2", "heics", "avifs", "apng", "qoi", "tga", "ppm", "pgm", "pbm", "pnm", "exr", "hdr",
     ]
+
+    /// Those no writer writes (a writer's extensions name its outputs instead, see `OutputFormat(fileExtensionOf:)`).
+    static let unwrittenImageExtensions = imageExtensions.subtracting(OutputFormat.allCases.flatMap(\.fileExtensions))
 
     /// The extension of `path`'s last component (lowercased) when it is one of `unwrittenImageExtensions`.
     static func unwrittenImageExtension(_ path: String) -> String? {

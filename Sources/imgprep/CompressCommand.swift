@@ -13,7 +13,7 @@ struct CompressCommand: Command {
             Option.format(among: formats, "output format: \(Formats.list(formats.map(\.rawValue)))"),
             Option.quality.described("highest quality the search may use", default: "95"),
             Flag.inPlace,
-        ] + SharedOptions.search + SharedOptions.image + SharedOptions.batch,
+        ] + SharedOptions.search + SharedOptions.image(writing: formats) + SharedOptions.batch,
         examples: [
             "imgprep compress --max-bytes 1MB IMG_0001.heic -o upload/",
             "imgprep compress --max-bytes 500KB --max-dimension 2048 photos/*.jpg -o upload/",

@@ -3,10 +3,10 @@ import ImagePrep
 struct ConvertCommand: Command {
     static let spec = CommandSpec(
         name: "convert",
-        abstract: "convert HEIC/HEIF/AVIF, JPEG, PNG, WebP and GIF to upright JPEG, PNG, WebP, AVIF or HEIC with metadata intact (animations stay animated in WebP)",
+        abstract: "convert HEIC/HEIF/AVIF, JPEG, PNG, WebP and GIF to upright \(OutputFormatHelp.names(OutputFormat.allCases)) with metadata intact (animations stay animated in \(OutputFormatHelp.names(OutputFormatHelp.animated, "and")))",
         usage: "imgprep convert [options] FILE... | DIR... -r",
-        options: [Option.to, Option.quality, Flag.lossless, Option.pngCompression, Option.maxBytes]
-            + SharedOptions.image + SharedOptions.search + SharedOptions.batch,
+        options: [Option.to, Option.quality, Flag.lossless, Option.maxBytes]
+            + SharedOptions.image(writing: OutputFormat.allCases) + SharedOptions.search + SharedOptions.batch,
         examples: [
             "imgprep convert IMG_0001.heic IMG_0002.HEIC --to jpeg",
             "imgprep convert photos/*.heic --to png -o out/",

@@ -23,7 +23,6 @@ extension Option<OutputFormat> {
 extension Option<Int> {
     static let quality = Option("quality", "q", "N", "quality 1-100 (the ceiling when --max-bytes is given); \(OutputFormatHelp.otherDefaultQualities)",
                                 default: "\(OutputFormatHelp.defaultFormat.defaultQuality)", .integer(in: 1...100))
-    static let pngCompression = Option("png-compression", nil, "N", "zlib level for PNG output, 0 (fastest) to 9 (smallest)", default: "6", .integer(in: 0...9))
     static let maxDimension = Option("max-dimension", nil, "N", "shrink so the long edge is exactly N pixels; never enlarges", .integer(in: 1...1_000_000))
     static let maxPixels = Option("max-pixels", nil, "N", "refuse inputs with more pixels than N before decoding", default: "300000000", .integer(in: 1...Int(Int32.max) * 4))
     static let maxInputSize = Option("max-input-size", nil, "SIZE", "refuse input files larger than SIZE before reading them (units as --max-bytes)", default: "1GB", .byteSize("500MB or 2GiB"))
@@ -48,7 +47,7 @@ extension Option<String> {
 }
 
 extension Option<RGBColor> {
-    static let background = Option("background", nil, "COLOR", "colour under transparent pixels in JPEG output: white, black or #rrggbb", default: "white", values: ["white", "black"],
+    static let background = Option("background", nil, "COLOR", "colour under transparent pixels in \(Formats.list(OutputFormatHelp.withoutAlpha.map(\.writer.displayName))) output: white, black or #rrggbb", default: "white", values: ["white", "black"],
                                    ValueParser(expected: "white, black or #rrggbb", RGBColor.init(parsing:)))
 }
 
@@ -58,18 +57,18 @@ extension Option<ColorHandling> {
 }
 
 extension Option<HDRHandling> {
-    static let hdr = Option("hdr", nil, "MODE", "keep (write an HDR photo's gain map as Ultra HDR JPEG; other formats warn and drop it) or drop (plain SDR)", default: "keep", values: ["keep", "drop"],
+    static let hdr = Option("hdr", nil, "MODE", "keep (write an HDR photo's gain map as Ultra HDR \(Formats.list(OutputFormatHelp.withGainMaps.map(\.writer.displayName))); other formats warn and drop it) or drop (plain SDR)", default: "keep", values: ["keep", "drop"],
                             ValueParser(expected: "keep or drop") { HDRHandling(rawValue: $0.lowercased()) })
 }
 
 /// `--subsampling`: auto leaves the chroma layout to the quality (see ConversionSettings).
 enum SubsamplingChoice: Sendable, Equatable {
     case auto
-    case fixed(JPEGSettings.Subsampling)
+    case fixed(ChromaSubsampling)
 }
 
 extension Option<SubsamplingChoice> {
-    static let subsampling = Option("subsampling", nil, "MODE", "JPEG, AVIF and HEIC chroma: auto (444 at quality 90+, 420 below and in budget searches), 420, 422 or 444", default: "auto", values: ["auto", "420", "422", "444"],
+    static let subsampling = Option("subsampling", nil, "MODE", "\(Formats.list(OutputFormatHelp.subsamplingChroma.map(\.writer.displayName), "and")) chroma: auto (444 at quality 90+, 420 below and in budget searches), 420, 422 or 444", default: "auto", values: ["auto", "420", "422", "444"],
                                     ValueParser(expected: "auto, 420, 422 or 444") {
                                         ["auto": .auto, "420": .fixed(.s420), "422": .fixed(.s422), "444": .fixed(.s444)][$0]
                                     })
@@ -110,7 +109,6 @@ extension Flag {
     static let stripLocation = Flag("strip-location", nil, "remove where the photo was taken: EXIF GPS, XMP and IPTC location fields; keep everything else")
     static let stripGPS = Flag("strip-gps", nil, "the same as --strip-location")
     static let stripMetadata = Flag("strip-metadata", nil, "drop EXIF, XMP, IPTC and comments; the ICC profile stays so colours do not change")
-    static let progressive = Flag("progressive", nil, "write progressive JPEG")
     static let noDownscale = Flag("no-downscale", nil, "fail instead of shrinking when even --min-quality is over the budget")
     static let recursive = Flag("recursive", "r", "convert the images found under directory arguments, mirroring the tree into -o DIR")
     static let null = Flag("null", "0", "paths from --files-from or standard input are separated by NUL (find -print0)")

@@ -5,11 +5,23 @@ enum OutputFormatHelp {
     /// The format `--to` defaults to.
     static let defaultFormat = ConversionSettings().format
     /// The formats a byte budget can search: those with a quality.
-    static let lossy = OutputFormat.allCases.filter { $0.writer.isLossy }
+    static let lossy = OutputFormat.allCases.filter { $0.writer.traits.isLossy }
     /// The formats that are always lossless.
-    static let lossless = OutputFormat.allCases.filter { !$0.writer.isLossy }
+    static let lossless = OutputFormat.allCases.filter { !$0.writer.traits.isLossy }
     /// The formats `--lossless` applies to.
     static let withLosslessMode = OutputFormat.allCases.filter { $0.writer.offersLosslessMode }
+    /// The formats whose transparent pixels go onto `--background`.
+    static let withoutAlpha = OutputFormat.allCases.filter { !$0.writer.traits.keepsAlpha }
+    /// The formats that can carry an HDR gain map.
+    static let withGainMaps = OutputFormat.allCases.filter { $0.writer.traits.carriesGainMap }
+    /// The formats `--subsampling` applies to.
+    static let subsamplingChroma = OutputFormat.allCases.filter { $0.writer.traits.subsamplesChroma }
+    /// The formats that keep animations.
+    static let animated = OutputFormat.allCases.filter { $0.writer.traits.keepsAnimation }
+    /// "JPEG, PNG, WebP, AVIF or HEIC".
+    static func names(_ formats: [OutputFormat], _ conjunction: String = "or") -> String {
+        Formats.list(formats.map(\.writer.displayName), conjunction)
+    }
 
     /// "jpg (.png, .webp, .avif, .heic) writes one input to that file": the extensions outputs get.
     static var extensions: String {

@@ -1,9 +1,13 @@
+import ImagePrep
+
 /// Options shared by convert and compress: what to read, where to write, how to report.
 enum SharedOptions {
-    static let image: [any DeclaredOption] = [
-        Option.output, Option.maxDimension, Option.background, Flag.stripLocation, Flag.stripGPS, Flag.stripMetadata,
-        Option.color, Option.hdr, Option.subsampling, Flag.progressive, Option.maxPixels, Option.maxInputSize,
-    ]
+    /// For a command that writes `formats`: their writers' own options (WriterOptions) after the shared chroma choice.
+    static func image(writing formats: [OutputFormat]) -> [any DeclaredOption] {
+        [Option.output, Option.maxDimension, Option.background, Flag.stripLocation, Flag.stripGPS, Flag.stripMetadata,
+         Option.color, Option.hdr, Option.subsampling] + WriterOptions.declared(writing: formats)
+            + [Option.maxPixels, Option.maxInputSize]
+    }
     static let search: [any DeclaredOption] = [Option.minQuality, Option.search, Option.step, Flag.noDownscale]
     static let batch: [any DeclaredOption] = [
         Flag.recursive, Option.filesFrom, Flag.null, Option.jobs, Option.memoryLimit, Option.shard, Option.cache,

@@ -49,7 +49,7 @@ import Testing
                 next.budget = nil
                 next.quality = quality + 1
                 next.subsampling = .s420  // what the search used (auto would pick 4:4:4 at 90+)
-                next.losslessJPEG = false  // an encode at that quality, not the source's coefficients
+                next.keepsInputCoding = false  // an encode at that quality, not the source's coefficients
                 let above = try ImagePipeline.prepare(file, settings: next)
                 #expect(above.bytes.count > limit, "\(path) at \(budget): q\(quality + 1) also fits (\(above.bytes.count))")
             }

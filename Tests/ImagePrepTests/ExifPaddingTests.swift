@@ -58,7 +58,7 @@ import Testing
         var settings = ConversionSettings()
         settings.format = try #require(OutputFormat(rawValue: format))
         settings.quality = 80
-        settings.losslessJPEG = false
+        settings.keepsInputCoding = false
         let output = try ImagePipeline.prepare(source, settings: settings)
         #expect(output.bytes.count < 40_000, "\(format): \(output.bytes.count) bytes")
         let dir = try TestSupport.temporaryDirectory()

@@ -10,7 +10,7 @@ private func photoCurve(base: Double, exponent: Double) -> (Int) -> Int {
 private func run(_ size: @escaping (Int) -> Int, budget: Int, floor: Int = 40, ceiling: Int = 95,
                  strategy: SearchStrategy = .binary) -> (SearchResult, [Int]) {
     var tried: [Int] = []
-    let result = searchQuality(floor: floor, ceiling: ceiling, budget: budget, strategy: strategy) { q in
+    let result = searchQuality(floor: floor, ceiling: ceiling, budget: budget, strategy: strategy, model: .jpeg) { q in
         tried.append(q)
         return [UInt8](repeating: 0, count: size(q))
     }
@@ -109,7 +109,7 @@ private func run(_ size: @escaping (Int) -> Int, budget: Int, floor: Int = 40, c
         var total = 0, runs = 0
         for budget in stride(from: size(45), through: size(90), by: (size(90) - size(45)) / 20) {
             let hints = Dictionary(uniqueKeysWithValues: [50, 60, 70, 80, 90].map { ($0, Int(Double(size($0)) * 1.03)) })
-            let result = searchQuality(floor: 40, ceiling: 95, budget: budget, strategy: .binary, hints: hints) { q in
+            let result = searchQuality(floor: 40, ceiling: 95, budget: budget, strategy: .binary, model: .jpeg, hints: hints) { q in
                 [UInt8](repeating: 0, count: size(q))
             }
             #expect(result.fit != nil)
@@ -126,7 +126,7 @@ private func run(_ size: @escaping (Int) -> Int, budget: Int, floor: Int = 40, c
         let size = photoCurve(base: 400_000, exponent: 0.6)
         for budget in stride(from: 350_000, through: 2_500_000, by: 97_000) {
             var rounds = 0
-            let result = searchQuality(floor: 40, ceiling: 95, budget: budget, strategy: .binary, lanes: 2) { qualities in
+            let result = searchQuality(floor: 40, ceiling: 95, budget: budget, strategy: .binary, model: .jpeg, lanes: 2) { qualities in
                 rounds += 1
                 #expect(qualities.count <= 2 && Set(qualities).count == qualities.count)
                 return qualities.map { [UInt8](repeating: 0, count: size($0)) }

@@ -26,7 +26,8 @@ import Testing
     @Test func integerInItsRange() throws {
         #expect(try convert(["-q", "70"])[.quality] == 70)
         #expect(try convert(["--quality=1"])[.quality] == 1)
-        #expect(try convert(["--png-compression", "0"])[.pngCompression] == 0)
+        #expect(WriterOptions.values(in: try convert(["--png-compression", "0"]), writing: OutputFormat.allCases)["png-compression"] == .integer(0))
+        #expect(usageError(["--png-compression", "10"]) == "invalid value '10' for '--png-compression': expected an integer from 0 to 9; see 'imgprep convert --help'")
         #expect(try convert([])[.quality] == nil)
         #expect(usageError(["--quality", "101"]) == "invalid value '101' for '--quality': expected an integer from 1 to 100; see 'imgprep convert --help'")
         #expect(usageError(["-j0"]) == "invalid value '0' for '--jobs': expected an integer from 1 to 256; see 'imgprep convert --help'")
@@ -57,7 +58,7 @@ import Testing
     @Test func flags() throws {
         let bundled = try convert(["-r0", "--dry-run"])
         #expect(bundled[.recursive] && bundled[.null] && bundled[.dryRun])
-        #expect(!bundled[.progressive] && !bundled[.inPlace])
+        #expect(!bundled[.inPlace] && WriterOptions.values(in: bundled, writing: OutputFormat.allCases) == FormatOptions())
         #expect(usageError(["--dry-run=yes"]) == "option '--dry-run' takes no value (got '--dry-run=yes'); see 'imgprep convert --help'")
         #expect(usageError(["--json", "--quiet"]) == "--json and --quiet cannot be used together; see 'imgprep convert --help'")
     }
@@ -106,11 +107,31 @@ import Testing
                                               formats: CompressCommand.formats, defaultQuality: { _ in 95 })
         #expect(stepped.settings.budget?.strategy == .step(7))
         #expect(stepped.settings.budget?.minQuality == 30)
-        #expect(stepped.settings.subsampling == .s444 && !stepped.settings.losslessJPEG)
+        #expect(stepped.settings.subsampling == .s444 && !stepped.settings.keepsInputCoding)
         #expect(stepped.timeout == nil)
         let plain = try BatchCommandOptions(convert(["--to", "webp"]), formats: OutputFormat.allCases, defaultQuality: \.defaultQuality)
         #expect(plain.settings.quality == OutputFormat.webp.defaultQuality && plain.settings.budget == nil)
-        #expect(plain.settings.subsampling == nil && plain.settings.losslessJPEG && plain.timeout == 600)
+        #expect(plain.settings.subsampling == nil && plain.settings.keepsInputCoding && plain.timeout == 600)
+    }
+
+    /// The writers' own options reach the settings by name, only on the commands that write their format;
+    /// compress writes no lossless format, so it has no --png-compression.
+    @Test func writerOptionsReachTheSettings() throws {
+        let options = try BatchCommandOptions(convert(["--to", "png", "--png-compression", "9", "--progressive"]),
+                                              formats: OutputFormat.allCases, defaultQuality: \.defaultQuality)
+        #expect(options.settings.formatOptions["png-compression"] == .integer(9))
+        #expect(options.settings.formatOptions["progressive"] == .flag(true))
+        #expect(usageError(["--png-compression", "9", "--max-bytes", "1MB", "x.jpg"], spec: CompressCommand.spec)
+            == "unknown option '--png-compression' for 'compress'; see 'imgprep compress --help'")
+        #expect(try compress(["--max-bytes", "1MB", "--progressive"])[Flag("progressive", nil, "")])
+    }
+
+    /// `-o NAME.EXT` for an image format no writer writes is refused as such; a writer's extensions never are.
+    @Test func unwrittenExtensionsLeaveOutEveryWritersOwn() {
+        #expect(BatchCommandOptions.unwrittenImageExtensions.contains("gif"))
+        for format in OutputFormat.allCases {
+            #expect(BatchCommandOptions.unwrittenImageExtensions.isDisjoint(with: format.fileExtensions), "\(format)")
+        }
     }
 
     /// Long and short names are unique within each command, or the first declaration would shadow the other.

@@ -90,7 +90,7 @@ import Testing
         var settings = ConversionSettings()
         settings.format = format
         let encoder = EncoderRegistry.encoder(for: settings, searching: true)
-        let model = encoder.sizeModel
+        let model = try #require(encoder.traits.sizeModel)
         for q in [41, 58, 77, 90] {
             let same = model.sameSetting(as: q)
             #expect(same.count > 1, "\(format) q\(q): \(same)")

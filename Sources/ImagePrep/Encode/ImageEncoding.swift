@@ -1,23 +1,12 @@
 /// Writes pixels plus metadata in one output format. Chosen by the format's writer from the settings,
-/// so the pipeline and the budget search never ask which format they are writing.
+/// so the pipeline and the budget search never ask which format they are writing. What the format is
+/// (lossy, alpha, metadata, size model) is its writer's `traits`, handed back here, not restated.
 public protocol ImageEncoding: Sendable {
     var format: OutputFormat { get }
-    /// Whether `quality` means anything: the budget search needs a lossy encoder.
-    var isLossy: Bool { get }
-    /// Whether alpha survives; when it does not, the pipeline flattens onto the background first.
-    var keepsAlpha: Bool { get }
-    /// Whether every frame of an animation is written (`DecodedPixels.animation`); otherwise the decoder
-    /// hands back the first frame only.
-    var keepsAnimation: Bool { get }
+    /// The writer's traits (its lossless mode's, for an encoder in that mode).
+    var traits: FormatTraits { get }
     /// Whether a 4:2:0 JPEG's own Y'CbCr planes can be encoded as they are (no colour conversion).
     var takesYCbCr420: Bool { get }
-    /// The largest EXIF and XMP blocks the format can carry.
-    var metadataLimits: MetadataLimits { get }
-    /// The metadata blocks the format has a place for. OutputMetadata drops the others before encoding,
-    /// with a warning that names each, so an encoder never has to drop anything silently.
-    var carriedMetadata: Set<MetadataBlock> { get }
-    /// How size falls with quality, to aim the budget search's trials.
-    var sizeModel: SizeModel { get }
     /// Another way to write the same format that is smaller on some pictures; the budget search tries it
     /// one quality above its answer, and a single encode tries both (JPEG: standard tables besides
     /// transposed ones).
@@ -35,7 +24,8 @@ public protocol ImageEncoding: Sendable {
     /// Bytes that `metadata` adds to every encode, whatever the quality.
     func metadataBytes(_ metadata: ImageMetadata) -> Int
     /// One encode. `quality` is 1...100 and ignored by lossless encoders; `metadata` is already
-    /// prepared for this output (OutputMetadata.prepare: within `metadataLimits`, only `carriedMetadata`).
+    /// prepared for this output (OutputMetadata.prepare: within the traits' `metadataLimits`, only their
+    /// `carriedMetadata`).
     func encode(_ picture: DecodedPixels, quality: Int, metadata: ImageMetadata) throws -> [UInt8]
     /// What encodes the picture alone (without what travels beside it, such as an HDR gain map): the
     /// budget search's probes of a crop mosaic use it.
@@ -46,27 +36,15 @@ public protocol ImageEncoding: Sendable {
 }
 
 extension ImageEncoding {
+    public var traits: FormatTraits { format.writer.traits }
+    public var takesYCbCr420: Bool { false }
     public var alternative: (any ImageEncoding)? { nil }
     public func meanSquaredError(of encoded: [UInt8], from picture: DecodedPixels) -> Double? { nil }
     public var runsTrialsSideBySide: Bool { false }
-    public var keepsAnimation: Bool { false }
     /// libjpeg and libpng work a few rows at a time.
     public var workingBytesPerPixel: Int { 0 }
-    /// The format's own model, stated once beside its writer.
-    public var sizeModel: SizeModel { format.writer.sizeModel }
     public var pictureEncoder: any ImageEncoding { self }
     public func bytesBesidePicture(width: Int, height: Int) -> Int { 0 }
-}
-
-/// How big a metadata block an output format can hold (nil: no limit short of memory).
-public struct MetadataLimits: Sendable, Equatable {
-    public var exifBytes: Int?
-    public var xmpBytes: Int?
-
-    public init(exifBytes: Int? = nil, xmpBytes: Int? = nil) {
-        self.exifBytes = exifBytes
-        self.xmpBytes = xmpBytes
-    }
 }
 
 /// The encoder for each output format, as its writer (`Formats.writers`) makes it from the settings.

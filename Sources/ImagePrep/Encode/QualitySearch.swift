@@ -24,7 +24,7 @@ public struct SearchResult: Sendable {
 
 /// Finds the quality to write, one encode at a time. See `searchQuality(floor:ceiling:budget:strategy:model:hints:overhead:lanes:encodeAll:)`.
 public func searchQuality(
-    floor: Int, ceiling: Int, budget: Int, strategy: SearchStrategy, model: SizeModel = .jpeg,
+    floor: Int, ceiling: Int, budget: Int, strategy: SearchStrategy, model: SizeModel,
     hints: [Int: Int] = [:], overhead: Int = 0, encode: (Int) throws -> [UInt8]
 ) rethrows -> SearchResult {
     try searchQuality(floor: floor, ceiling: ceiling, budget: budget, strategy: strategy, model: model, hints: hints,
@@ -46,7 +46,7 @@ public func searchQuality(
 ///   - lanes: how many qualities may be encoded side by side (idle cores); changes the time, not the result.
 ///   - known: encodes already made of this picture, by quality: used when the search asks for them.
 public func searchQuality(
-    floor: Int, ceiling: Int, budget: Int, strategy: SearchStrategy, model: SizeModel = .jpeg,
+    floor: Int, ceiling: Int, budget: Int, strategy: SearchStrategy, model: SizeModel,
     hints: [Int: Int] = [:], overhead: Int = 0, lanes: Int, known: [Int: [UInt8]] = [:],
     encodeAll: ([Int]) throws -> [[UInt8]]
 ) rethrows -> SearchResult {

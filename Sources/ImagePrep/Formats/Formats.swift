@@ -20,6 +20,9 @@ public enum Formats {
         HEICFormatWriter(),
     ]
 
+    /// What `--to` and `ConversionSettings` default to: the first writer.
+    public static var defaultOutput: OutputFormat { writers[0].format }
+
     /// The reader of a sniffed format.
     public static func reader(for format: SniffedFormat) -> any ImageFormatReader {
         guard let reader = readers.first(where: { $0.reads(format) }) else {

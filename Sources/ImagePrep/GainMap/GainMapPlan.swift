@@ -3,7 +3,7 @@ enum GainMapPlan {
     /// Only JPEG can carry a gain map with Debian 12's libraries (libheif 1.15 and libavif 0.11 write
     /// no `tmap` item; PNG and WebP have no gain-map format): see each writer's `carriesGainMap`.
     static func writes(_ settings: ConversionSettings) -> Bool {
-        settings.hdr == .keep && settings.format.writer.carriesGainMap
+        settings.hdr == .keep && settings.format.writer.traits.carriesGainMap
     }
 
     /// Warnings for a gain map that the output leaves out.
@@ -13,7 +13,7 @@ enum GainMapPlan {
             return reading.problem.map { ["removed the claims of an HDR gain map: \($0)"] } ?? []
         }
         if !writes(settings) {
-            let keepers = Formats.writers.filter(\.carriesGainMap).map(\.displayName).joined(separator: " and ")
+            let keepers = Formats.writers.filter(\.traits.carriesGainMap).map(\.displayName).joined(separator: " and ")
             return ["dropped the HDR gain map (\(origin.rawValue)): \(settings.format.rawValue.uppercased()) output cannot carry one here; wrote the SDR picture only (\(keepers) keeps it as Ultra HDR)"]
         }
         if let problem = reading.problem {

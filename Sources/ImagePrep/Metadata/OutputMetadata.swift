@@ -6,20 +6,34 @@ enum OutputMetadata {
                         settings: ConversionSettings, warnings: inout [String]) -> ImageMetadata {
         var output = ImageMetadata(icc: source.icc)
         if !settings.stripMetadata {
-            output.exif = exif(source.exif, limits: encoder.metadataLimits, width: width, height: height,
+            output.exif = exif(source.exif, limits: encoder.traits.metadataLimits, width: width, height: height,
                                settings: settings, warnings: &warnings)
-            output.xmp = xmp(source.xmp, limits: encoder.metadataLimits, settings: settings, warnings: &warnings)
+            output.xmp = xmp(source.xmp, limits: encoder.traits.metadataLimits, settings: settings, warnings: &warnings)
             output.iptc = iptc(source.iptc, settings: settings, warnings: &warnings)
             output.comments = source.comments
             output.extendedXMP = extendedXMP(source.extendedXMP, mainXMP: output.xmp, settings: settings, warnings: &warnings)
             if let names = uncarriedWarning(source.uncarriedSegments) { warnings.append(names) }
         }
         let formatName = encoder.format.rawValue.uppercased()
-        for block in output.blocks where !encoder.carriedMetadata.contains(block) {
+        for block in output.blocks where !encoder.traits.carriedMetadata.contains(block) {
             warnings.append("dropped the \(block.name): \(formatName) has no place for it")
             output = output.removing(block)
         }
         return output
+    }
+
+    /// For an input kept as it came (a writer's `keepingInput`): whether the strip options find something to remove, the file holds a profile ICCProfileCheck refused
+    /// (it must not leave with it), or its EXIF block carries a padded tail every re-encode would cut (a copy
+    /// left as it came would spend those bytes of its budget on nothing).
+    static func mustChange(_ metadata: ImageMetadata, settings: ConversionSettings) -> Bool {
+        if metadata.droppedICC != nil { return true }
+        if let exif = metadata.exif, Exif.unreferencedTail(exif) >= Exif.tailWorthTrimming { return true }
+        if settings.stripMetadata {
+            return metadata.exif != nil || metadata.xmp != nil || metadata.iptc != nil || !metadata.comments.isEmpty
+        }
+        guard settings.stripLocation else { return false }
+        return metadata.exif.map(Exif.hasGPS) ?? false || metadata.xmp.map(XMP.hasLocation) ?? false
+            || metadata.iptc.map(IPTC.hasLocation) ?? false
     }
 
     private static func exif(_ exif: [UInt8]?, limits: MetadataLimits, width: Int, height: Int,

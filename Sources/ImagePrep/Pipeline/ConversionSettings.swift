@@ -1,49 +1,43 @@
 /// Everything that decides what one input becomes. One value serves a whole batch.
 public struct ConversionSettings: Sendable, Codable {
-    public var format: OutputFormat = .jpeg
-    /// JPEG quality, or the ceiling of the search when a budget is set.
-    public var quality: Int = 85
+    public var format: OutputFormat = Formats.defaultOutput
+    /// The quality, or the ceiling of the search when a budget is set.
+    public var quality: Int = Formats.defaultOutput.defaultQuality
     /// Long edge of the output; never enlarges.
     public var maxDimension: Int?
-    /// What transparent pixels become in a JPEG.
+    /// What transparent pixels become in a format without alpha (`FormatTraits.keepsAlpha`).
     public var background: RGBColor = .white
     /// Removes where the picture was taken: the EXIF GPS directory, the XMP location properties (see `XMP`)
     /// and the IPTC City, Sub-location, Province/State and Country datasets (see `IPTC`).
     public var stripLocation = false
     /// Drops EXIF, XMP, IPTC and comments; the ICC profile stays so colours do not change.
     public var stripMetadata = false
-    public var jpeg = JPEGSettings()
-    /// Chroma subsampling; nil chooses like libvips and ImageMagick: 4:4:4 for a single encode at
-    /// quality 90 or more, 4:2:0 otherwise and for every budget search (fixed within a search).
-    public var subsampling: JPEGSettings.Subsampling?
-
-    /// The JPEG settings for an encode at `quality`, with subsampling resolved.
-    func jpegSettings(searching: Bool) -> JPEGSettings {
-        var resolved = jpeg
-        resolved.subsampling = chromaSubsampling(searching: searching)
-        return resolved
-    }
-    /// A JPEG input written as JPEG without a resize keeps its DCT coefficients (turned upright and
-    /// re-tagged without decoding, see JPEGInput). false when the user asked for a particular encode
-    /// (`convert --quality`, `--subsampling`), which takes a re-encode.
-    public var losslessJPEG = true
-
-    /// `subsampling` resolved: JPEG, AVIF and HEIC follow the same rule.
-    func chromaSubsampling(searching: Bool) -> JPEGSettings.Subsampling {
-        subsampling ?? (!searching && quality >= 90 ? .s444 : .s420)
-    }
-
-    /// WebP only: lossless (VP8L) instead of lossy.
+    /// Chroma subsampling for the formats that choose one (`FormatTraits.subsamplesChroma`); nil chooses
+    /// like libvips and ImageMagick: 4:4:4 for a single encode at quality 90 or more, 4:2:0 otherwise and
+    /// for every budget search (fixed within a search).
+    public var subsampling: ChromaSubsampling?
+    /// An input in the output format that needs no resize keeps its coded picture (turned upright and
+    /// re-tagged without decoding, see the writer's `keepingInput`). false when the user asked for a
+    /// particular encode (`convert --quality`, `--subsampling`), which takes a re-encode.
+    public var keepsInputCoding = true
+    /// A lossless mode instead of a lossy one, for a writer that offers one (`offersLosslessMode`).
     public var lossless = false
     /// What happens to colours: kept in the source's profile, or converted to sRGB.
     public var color: ColorHandling = .keep
-    /// What happens to an HDR photo's gain map: written beside the picture (Ultra HDR JPEG), or dropped.
+    /// What happens to an HDR photo's gain map: written beside the picture where the format carries one
+    /// (`FormatTraits.carriesGainMap`), or dropped.
     public var hdr: HDRHandling = .keep
-    public var pngCompressionLevel = 6
+    /// The values given for options only one format reads (each writer's `options`).
+    public var formatOptions = FormatOptions()
     public var budget: ByteBudget?
     /// Inputs with more pixels are refused before decoding.
     public var maxPixels = 300_000_000
     public init() {}
+
+    /// `subsampling` resolved: every format that subsamples chroma follows the same rule.
+    func chromaSubsampling(searching: Bool) -> ChromaSubsampling {
+        subsampling ?? (!searching && quality >= 90 ? .s444 : .s420)
+    }
 }
 
 /// `--color`: keep the source's colour profile (and pixels), or convert the pixels to sRGB for the web.
@@ -51,7 +45,7 @@ public enum ColorHandling: String, Sendable, CaseIterable, Codable {
     case keep, srgb
 }
 
-/// `--hdr`: keep an HDR photo's gain map where the output format can carry it (JPEG), or write plain SDR.
+/// `--hdr`: keep an HDR photo's gain map where the output format can carry it, or write plain SDR.
 public enum HDRHandling: String, Sendable, CaseIterable, Codable {
     case keep, drop
 }

@@ -28,7 +28,7 @@ public enum ImagePipeline {
         let format = try FormatSniffer.sniff(file).get()
         onStage(.decode)
         var settings = settings
-        // An input already in the output format may need no new pixels (JPEGInput, passThroughWebP).
+        // An input already in the output format may need no new pixels (each writer's `keepingInput`).
         let outputFormat = settings.format.writer
         if outputFormat.isSameFormat(as: format), let kept = try outputFormat.keepingInput(file, settings: &settings) { return kept }
 
@@ -41,7 +41,7 @@ public enum ImagePipeline {
         // The long edge to shrink to, from the full-size picture so shrink-on-load does not change the rounding.
         let shrinkingTo = settings.maxDimension.flatMap { max(stored.width, stored.height) > $0 ? $0 : nil }
         var options = DecodeOptions(maxPixels: settings.maxPixels, threads: threads, shrinkingTo: shrinkingTo,
-                                    convertsToSRGB: settings.color == .srgb, keepsAnimation: plain.keepsAnimation)
+                                    convertsToSRGB: settings.color == .srgb, keepsAnimation: plain.traits.keepsAnimation)
         // A picture re-encoded at its own size and colours may stay in the source's own Y'CbCr planes.
         options.keepsYCbCr420 = shrinkingTo == nil && plain.takesYCbCr420 && settings.color == .keep
         options.readsGainMap = GainMapPlan.writes(settings)
@@ -84,14 +84,14 @@ public enum ImagePipeline {
                 .scaled(from: upright, to: (picture.width, picture.height), threads: threads)
         }
         decoded.warnings += GainMapPlan.notes(decoded.gainMap, written: gainMap != nil, settings: settings)
-        // Claims of the source's map go in any case: a kept map gets claims of its own (GainMapJPEGEncoder).
+        // Claims of the source's map go in any case: a kept map gets claims of its own (the writer's gain-map encoder).
         decoded.warnings += GainMapPlan.unbackedClaimNote(decoded.gainMap, metadata: decoded.metadata, settings: settings)
         GainMapPlan.withoutClaims(&decoded.metadata, warnings: &decoded.warnings)
         if decoded.gainMap.origin != nil {
             decoded.metadata.uncarriedSegments = GainMapPlan.withoutContainerSegments(decoded.metadata.uncarriedSegments)
         }
         switch picture {
-        case .rgb(let image) where image.hasAlpha && !encoder.keepsAlpha:
+        case .rgb(let image) where image.hasAlpha && !encoder.traits.keepsAlpha:
             picture = .rgb(flattened(image, onto: settings.background))
         case .ycbcr420 where !encoder.takesYCbCr420:
             picture = .rgb(picture.rgb())
@@ -99,13 +99,14 @@ public enum ImagePipeline {
             break
         }
         onStage(.encode)
-        let writer: any ImageEncoding = gainMap.map {
-            GainMapJPEGEncoder(base: encoder, gainMap: $0, pictureSize: (picture.width, picture.height), threads: threads)
-        } ?? encoder
-        var prepared = try OutputEncoding.encode(picture, with: writer, metadata: decoded.metadata, settings: settings,
+        // Only a writer that carries gain maps returns an encoder for one (GainMapPlan.writes asked it first).
+        let withMap = gainMap.flatMap {
+            outputFormat.gainMapEncoder(base: encoder, gainMap: $0, pictureSize: (picture.width, picture.height), threads: threads)
+        }
+        var prepared = try OutputEncoding.encode(picture, with: withMap ?? encoder, metadata: decoded.metadata, settings: settings,
                                                  threads: threads, warnings: decoded.warnings,
                                                  sizeHints: sizeHints(width: picture.width, height: picture.height))
-        if gainMap != nil { prepared.gainMap = WrittenGainMap.describe(prepared.bytes) }
+        if withMap != nil { prepared.gainMap = outputFormat.writtenGainMap(in: prepared.bytes) }
         return prepared
     }
 
@@ -128,22 +129,6 @@ public enum ImagePipeline {
         }
         decoded.metadata.icc = settings.stripMetadata ? nil : SRGBProfile.bytes
         return converted
-    }
-
-    /// A WebP (still or animated) written as WebP, within budget, that needs no resize, rotation or
-    /// metadata change is left as it is: re-encoding would only lose quality. (JPEG inputs have JPEGInput.)
-    static func passThroughWebP(_ file: [UInt8], settings: ConversionSettings) throws -> PreparedImage? {
-        guard let budget = settings.budget, file.count <= budget.maxBytes else { return nil }
-        let webp = try WebPContainer(file)
-        guard webp.warnings.isEmpty else { return nil }
-        if let maxDimension = settings.maxDimension, max(webp.width, webp.height) > maxDimension { return nil }
-        if let exif = webp.metadata.exif, let orientation = Exif.orientation(in: exif), orientation != 1 { return nil }
-        if JPEGInput.metadataMustChange(webp.metadata, settings: settings) { return nil }
-        // WebP carries no gain map: an XMP claim to one must go (GainMapPlan.withoutClaims, on the re-encode).
-        if webp.metadata.xmp.map(GainMapClaims.inPacket) == true { return nil }
-        if settings.color == .srgb && !SRGBConversion.isSRGB(webp.metadata.icc, stripping: settings.stripMetadata) { return nil }
-        return PreparedImage(bytes: file, format: .webp, width: webp.width, height: webp.height, quality: nil,
-                             encodes: 0, passedThrough: true, warnings: [])
     }
 
     /// Composites straight alpha over a solid colour, for outputs without alpha.

@@ -7,7 +7,7 @@ struct AVIFFormatWriter: ImageFormatWriter {
     var fileExtensions: [String] { ["avif"] }
     /// What heif-enc defaults to.
     var defaultQuality: Int { 50 }
-    var sizeModel: SizeModel { .avif }
+    var traits: FormatTraits { HeifEncoder.traits(sizeModel: .avif) }
     func isSameFormat(as format: SniffedFormat) -> Bool { HEIFFormatReader.isAVIF(format) }
     func encoder(for settings: ConversionSettings, searching: Bool, transposedBlocks: Bool, threads: Int) -> any ImageEncoding {
         HeifEncoder(codec: .av1, subsampling: settings.chromaSubsampling(searching: searching), threads: threads)

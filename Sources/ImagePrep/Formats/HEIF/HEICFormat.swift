@@ -7,7 +7,7 @@ struct HEICFormatWriter: ImageFormatWriter {
     var fileExtensions: [String] { ["heic", "heif"] }
     /// What heif-enc defaults to.
     var defaultQuality: Int { 50 }
-    var sizeModel: SizeModel { .heic }
+    var traits: FormatTraits { HeifEncoder.traits(sizeModel: .heic) }
     func isSameFormat(as format: SniffedFormat) -> Bool { HEIFFormatReader().reads(format) && !HEIFFormatReader.isAVIF(format) }
     func encoder(for settings: ConversionSettings, searching: Bool, transposedBlocks: Bool, threads: Int) -> any ImageEncoding {
         HeifEncoder(codec: .hevc, subsampling: settings.chromaSubsampling(searching: searching), threads: threads)

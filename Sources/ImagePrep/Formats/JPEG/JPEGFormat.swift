@@ -23,8 +23,18 @@ struct JPEGFormatWriter: ImageFormatWriter {
     /// What libvips and sharp default to.
     var defaultQuality: Int { 85 }
     var replacesInPlace: Bool { true }
-    var carriesGainMap: Bool { true }
-    var sizeModel: SizeModel { .jpeg }
+    var traits: FormatTraits {
+        var traits = FormatTraits(sizeModel: .jpeg)
+        traits.keepsAlpha = false
+        traits.metadataLimits = MetadataLimits(exifBytes: JPEGSegment.maxEXIFSize, xmpBytes: JPEGSegment.maxXMPSize)
+        // IPTC and comments go back where a JPEG keeps them (APP13, COM), byte for byte.
+        traits.carriedMetadata = Set(MetadataBlock.allCases)
+        traits.carriesGainMap = true
+        traits.subsamplesChroma = true
+        return traits
+    }
+    static let progressive = FormatOptionDeclaration.flag("progressive", help: "write progressive JPEG")
+    var options: [FormatOptionDeclaration] { [Self.progressive] }
     func isSameFormat(as format: SniffedFormat) -> Bool { format == .jpeg }
     func keepingInput(_ file: [UInt8], settings: inout ConversionSettings) throws -> PreparedImage? {
         try JPEGInput.prepare(file, settings: &settings)
@@ -34,6 +44,11 @@ struct JPEGFormatWriter: ImageFormatWriter {
         jpeg.transposedQuantization = transposedBlocks
         return JPEGEncoder(settings: jpeg)
     }
+    func gainMapEncoder(base: any ImageEncoding, gainMap: GainMap, pictureSize: (width: Int, height: Int),
+                        threads: Int) -> (any ImageEncoding)? {
+        GainMapJPEGEncoder(base: base, gainMap: gainMap, pictureSize: pictureSize, threads: threads)
+    }
+    func writtenGainMap(in output: [UInt8]) -> WrittenGainMap? { UltraHDRContainer.written(in: output) }
     var libraries: [CodecLibrary] { [.libjpegTurbo] }
 }
 

@@ -18,16 +18,28 @@ struct PNGFormatWriter: ImageFormatWriter {
     var fileExtensions: [String] { ["png"] }
     /// Unused by the encoder (lossless); what `--quality` reports when absent.
     var defaultQuality: Int { 85 }
-    var isLossy: Bool { false }
-    /// Never searched: PNG is lossless.
-    var sizeModel: SizeModel { .jpeg }
+    var traits: FormatTraits {
+        // Lossless: no size model. PNG has no chunk for IPTC (Photoshop resources); comments become
+        // `Comment` text chunks.
+        var traits = FormatTraits(sizeModel: nil)
+        traits.carriedMetadata = [.exif, .xmp, .icc, .comment]
+        return traits
+    }
+    static let compression = FormatOptionDeclaration.integer("png-compression", "N", in: 0...9, default: 6,
+                                                             help: "zlib level for PNG output, 0 (fastest) to 9 (smallest)")
+    var options: [FormatOptionDeclaration] { [Self.compression] }
     func isSameFormat(as format: SniffedFormat) -> Bool { format == .png }
     func encoder(for settings: ConversionSettings, searching: Bool, transposedBlocks: Bool, threads: Int) -> any ImageEncoding {
-        PNGEncoder(compressionLevel: settings.pngCompressionLevel)
+        PNGEncoder(compressionLevel: settings.formatOptions.pngCompressionLevel)
     }
     var libraries: [CodecLibrary] { [.libpng, .zlib] }
 }
 
 extension OutputFormat {
     public static let png = OutputFormat(declaring: "png")
+}
+
+extension FormatOptions {
+    /// `--png-compression`: zlib's level.
+    var pngCompressionLevel: Int { integer(PNGFormatWriter.compression) }
 }

@@ -24,10 +24,15 @@ struct WebPFormatWriter: ImageFormatWriter {
     /// What cwebp defaults to.
     var defaultQuality: Int { 80 }
     var offersLosslessMode: Bool { true }
-    var sizeModel: SizeModel { .webp }
+    var traits: FormatTraits {
+        // The container has chunks for EXIF, XMP and ICC only (the default), each up to 4 GB (a RIFF chunk).
+        var traits = FormatTraits(sizeModel: .webp)
+        traits.keepsAnimation = true
+        return traits
+    }
     func isSameFormat(as format: SniffedFormat) -> Bool { format == .webp }
     func keepingInput(_ file: [UInt8], settings: inout ConversionSettings) throws -> PreparedImage? {
-        try ImagePipeline.passThroughWebP(file, settings: settings)
+        try WebPInput.passThrough(file, settings: settings)
     }
     func encoder(for settings: ConversionSettings, searching: Bool, transposedBlocks: Bool, threads: Int) -> any ImageEncoding {
         WebPEncoder(lossless: settings.lossless, threads: threads)

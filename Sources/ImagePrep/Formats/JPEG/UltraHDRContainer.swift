@@ -90,4 +90,14 @@ enum UltraHDRContainer {
         let iso = app2.filter { $0.starts(with: ISOGainMapBlock.header) }
         return mpf.count == 1 && iso.allSatisfy { $0 == ISOGainMapBlock.versionPayload } && iso.count <= 1
     }
+
+    /// The gain map an Ultra HDR JPEG's MPF index points to, if any.
+    static func written(in jpeg: [UInt8]) -> WrittenGainMap? {
+        let reading = JPEGGainMapReader.read(jpeg, primaryEXIF: nil, decodes: false)
+        guard let range = MultiPictureFormat.secondaryImages(in: jpeg).first, let size = reading.storedSize,
+              let headroom = reading.headroom else { return nil }
+        return WrittenGainMap(width: size.width, height: size.height, bytes: range.count,
+                              quality: JPEGMarkers.estimatedQuality(of: Array(jpeg[range])) ?? UltraHDRContainer.mapQuality,
+                              headroom: headroom)
+    }
 }

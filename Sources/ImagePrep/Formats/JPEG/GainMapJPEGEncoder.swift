@@ -28,12 +28,8 @@ struct GainMapJPEGEncoder: ImageEncoding {
     }
 
     var format: OutputFormat { base.format }
-    var isLossy: Bool { base.isLossy }
-    var keepsAlpha: Bool { base.keepsAlpha }
+    var traits: FormatTraits { base.traits }
     var takesYCbCr420: Bool { base.takesYCbCr420 }
-    var metadataLimits: MetadataLimits { base.metadataLimits }
-    var carriedMetadata: Set<MetadataBlock> { base.carriedMetadata }
-    var sizeModel: SizeModel { base.sizeModel }
     var runsTrialsSideBySide: Bool { base.runsTrialsSideBySide }
     var workingBytesPerPixel: Int { base.workingBytesPerPixel }
     var alternative: (any ImageEncoding)? { base.alternative.map { GainMapJPEGEncoder(base: $0, sharing: self) } }

@@ -8,14 +8,7 @@ public struct JPEGEncoder: ImageEncoding {
     public init(settings: JPEGSettings = JPEGSettings()) { self.settings = settings }
 
     public var format: OutputFormat { .jpeg }
-    public var isLossy: Bool { true }
-    public var keepsAlpha: Bool { false }
     public var takesYCbCr420: Bool { settings.subsampling == .s420 }
-    public var metadataLimits: MetadataLimits {
-        MetadataLimits(exifBytes: JPEGSegment.maxEXIFSize, xmpBytes: JPEGSegment.maxXMPSize)
-    }
-    /// IPTC and comments go back where a JPEG keeps them (APP13, COM), byte for byte.
-    public var carriedMetadata: Set<MetadataBlock> { Set(MetadataBlock.allCases) }
 
     /// Transposed tables match a re-encode of the unturned file; the standard ones win on some pictures.
     public var alternative: (any ImageEncoding)? {

@@ -9,12 +9,6 @@ public struct PNGEncoder: ImageEncoding {
     public init(compressionLevel: Int = 6) { self.compressionLevel = compressionLevel }
 
     public var format: OutputFormat { .png }
-    public var isLossy: Bool { false }
-    public var keepsAlpha: Bool { true }
-    public var takesYCbCr420: Bool { false }
-    public var metadataLimits: MetadataLimits { MetadataLimits() }
-    /// PNG has no chunk for IPTC (Photoshop resources); comments become `Comment` text chunks.
-    public var carriedMetadata: Set<MetadataBlock> { [.exif, .xmp, .icc, .comment] }
 
     public func metadataBytes(_ metadata: ImageMetadata) -> Int {
         (metadata.exif?.count ?? 0) + (metadata.xmp?.count ?? 0) + (metadata.icc?.count ?? 0)

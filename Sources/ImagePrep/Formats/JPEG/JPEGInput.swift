@@ -35,17 +35,17 @@ enum JPEGInput {
         let mayFit = limit.map { file.count <= $0 + $0 / 5 } ?? true
         // Under --color srgb, only a file whose colours are sRGB already can keep its coefficients.
         let keepsColours = settings.color == .keep || SRGBConversion.isSRGB(metadata.icc, stripping: settings.stripMetadata)
-        if !resizes, settings.budget != nil || settings.losslessJPEG, mayFit, keepsColours {
+        if !resizes, settings.budget != nil || settings.keepsInputCoding, mayFit, keepsColours {
             // What leaves without a decode must be as sound as what a decode accepts.
             try JPEGDecoder.checkIntegrity(of: file)
-            let mustChange = rawOrientation.map { $0 != 1 } ?? false || metadataMustChange(metadata, settings: settings)
-                || settings.jpeg.progressive && !sourceProgressive || gainMapMustChange
+            let mustChange = rawOrientation.map { $0 != 1 } ?? false || OutputMetadata.mustChange(metadata, settings: settings)
+                || settings.formatOptions.progressiveJPEG && !sourceProgressive || gainMapMustChange
             if !mustChange, file.count <= limit ?? .max {
                 return PreparedImage(bytes: file, format: .jpeg, width: stored.width, height: stored.height, quality: nil,
                                      encodes: 0, passedThrough: true, warnings: [],
-                                     gainMap: gainMap.gainMap == nil ? nil : WrittenGainMap.describe(file))
+                                     gainMap: gainMap.gainMap == nil ? nil : UltraHDRContainer.written(in: file))
             }
-            if settings.losslessJPEG {
+            if settings.keepsInputCoding {
                 var warnings = readWarnings + gainMap.warnings
                 // Segments imgprep does not read stay when the header is edited in place: named only if they go.
                 var readable = metadata
@@ -66,7 +66,7 @@ enum JPEGInput {
                     warnings += GainMapPlan.notes(gainMap, written: false, settings: settings)
                 }
                 let segments = JPEGSegment.segments(for: output)
-                let progressive = settings.jpeg.progressive || sourceProgressive
+                let progressive = settings.formatOptions.progressiveJPEG || sourceProgressive
                 // An Ultra HDR file's MPF index and ISO block are rebuilt around the kept map (or removed with it).
                 func container(_ result: (bytes: [UInt8], keptOthers: Bool)?) -> (bytes: [UInt8], keptOthers: Bool)? {
                     guard let result, hasGainMapStructure else { return result }
@@ -86,7 +86,7 @@ enum JPEGInput {
                     }
                     return PreparedImage(bytes: bytes, format: .jpeg, width: upright.width, height: upright.height,
                                          quality: sourceQuality, encodes: 0, passedThrough: false, lossless: true, warnings: warnings,
-                                         gainMap: map == nil ? nil : WrittenGainMap.describe(bytes))
+                                         gainMap: map == nil ? nil : UltraHDRContainer.written(in: bytes))
                 }
             }
         }
@@ -94,26 +94,12 @@ enum JPEGInput {
         if let sourceQuality {
             if settings.budget != nil {
                 settings.quality = min(settings.quality, sourceQuality)
-            } else if settings.losslessJPEG && !resizes {
+            } else if settings.keepsInputCoding && !resizes {
                 settings.quality = sourceQuality   // no quality was asked for: a turn that cannot be lossless keeps the source's
             }
         }
         if let limit { settings.budget?.maxBytes = limit }
         return nil
-    }
-
-    /// Whether the strip options find something to remove, the file holds a profile ICCProfileCheck refused
-    /// (it must not leave with it), or its EXIF block carries a padded tail every re-encode would cut (a copy
-    /// left as it came would spend those bytes of its budget on nothing).
-    static func metadataMustChange(_ metadata: ImageMetadata, settings: ConversionSettings) -> Bool {
-        if metadata.droppedICC != nil { return true }
-        if let exif = metadata.exif, Exif.unreferencedTail(exif) >= Exif.tailWorthTrimming { return true }
-        if settings.stripMetadata {
-            return metadata.exif != nil || metadata.xmp != nil || metadata.iptc != nil || !metadata.comments.isEmpty
-        }
-        guard settings.stripLocation else { return false }
-        return metadata.exif.map(Exif.hasGPS) ?? false || metadata.xmp.map(XMP.hasLocation) ?? false
-            || metadata.iptc.map(IPTC.hasLocation) ?? false
     }
 
     /// The file upright with `segments` as its metadata and its coefficients untouched, and whether the

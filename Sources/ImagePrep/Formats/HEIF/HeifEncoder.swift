@@ -12,11 +12,11 @@ public struct HeifEncoder: ImageEncoding {
 
     public var codec: Codec
     /// Chroma resolution of the Y'CbCr the encoder compresses.
-    public var subsampling: JPEGSettings.Subsampling
+    public var subsampling: ChromaSubsampling
     /// Threads one encode may use (x265's thread pool; libaom always runs on `aomThreads`).
     public var threads: Int
 
-    public init(codec: Codec, subsampling: JPEGSettings.Subsampling = .s420, threads: Int = 1) {
+    public init(codec: Codec, subsampling: ChromaSubsampling = .s420, threads: Int = 1) {
         self.codec = codec
         self.subsampling = subsampling
         self.threads = threads
@@ -45,12 +45,6 @@ public struct HeifEncoder: ImageEncoding {
     static let x265Preset = "medium"
 
     public var format: OutputFormat { codec == .av1 ? .avif : .heic }
-    public var isLossy: Bool { true }
-    public var keepsAlpha: Bool { true }
-    public var takesYCbCr420: Bool { false }
-    public var metadataLimits: MetadataLimits { MetadataLimits() }
-    /// libheif 1.15 writes EXIF and XMP items and the colr box; HEIF has no item type readers agree on for IPTC.
-    public var carriedMetadata: Set<MetadataBlock> { [.exif, .xmp, .icc] }
     /// x265 spreads one picture over its pool with the same bytes; libaom's thread count is fixed (it
     /// would change the bytes), so AV1 trials run side by side instead.
     public var runsTrialsSideBySide: Bool { codec == .av1 }
@@ -162,7 +156,7 @@ private extension StaticString {
 private final class HeifInputImage {
     let pointer: OpaquePointer
 
-    init(_ picture: DecodedPixels, subsampling: JPEGSettings.Subsampling?) throws {
+    init(_ picture: DecodedPixels, subsampling: ChromaSubsampling?) throws {
         let (width, height) = (picture.width, picture.height)
         let planes: RGBPlanes?, interleaved: PixelBuffer?
         switch picture {
@@ -232,4 +226,14 @@ private final class HeifInputImage {
     }
 
     deinit { heif_image_release(pointer) }
+}
+
+extension HeifEncoder {
+    /// What AVIF and HEIC share: libheif 1.15 writes EXIF and XMP items and the colr box (the default
+    /// blocks; HEIF has no item type readers agree on for IPTC), and alpha as an auxiliary image.
+    static func traits(sizeModel: SizeModel) -> FormatTraits {
+        var traits = FormatTraits(sizeModel: sizeModel)
+        traits.subsamplesChroma = true
+        return traits
+    }
 }

@@ -19,14 +19,7 @@ public struct WebPEncoder: ImageEncoding {
     public static let maxDimension = 16383
 
     public var format: OutputFormat { .webp }
-    public var isLossy: Bool { !lossless }
-    public var keepsAlpha: Bool { true }
-    public var keepsAnimation: Bool { true }
-    public var takesYCbCr420: Bool { false }
-    /// A RIFF chunk holds up to 4 GB: nothing a photo carries comes close.
-    public var metadataLimits: MetadataLimits { MetadataLimits() }
-    /// The WebP container has chunks for these three only.
-    public var carriedMetadata: Set<MetadataBlock> { [.exif, .xmp, .icc] }
+    public var traits: FormatTraits { lossless ? WebPFormatWriter().traits.lossless : WebPFormatWriter().traits }
     /// libwebp's Y'UV copy of the picture (1.5 bytes per pixel) and its token buffers: a worker peaked at
     /// 7.6-8.2 bytes per pixel in all, at 12 MP and 200 MP.
     public var workingBytesPerPixel: Int { 2 }

@@ -1,7 +1,6 @@
 /// How a JPEG is encoded, apart from its quality.
 public struct JPEGSettings: Sendable, Equatable, Codable {
-    /// Chroma resolution: .s420 halves it both ways (smallest files), .s444 keeps it all.
-    public enum Subsampling: Sendable, Equatable, Codable { case s420, s422, s444 }
+    public typealias Subsampling = ChromaSubsampling
 
     public var subsampling: Subsampling
     /// Optimal Huffman tables: a few percent smaller for an extra pass over the coefficients.
@@ -22,4 +21,16 @@ public struct JPEGSettings: Sendable, Equatable, Codable {
         self.progressive = progressive
         self.writeJFIF = writeJFIF
     }
+}
+
+extension ConversionSettings {
+    /// The JPEG settings for an encode, with subsampling resolved.
+    func jpegSettings(searching: Bool) -> JPEGSettings {
+        JPEGSettings(subsampling: chromaSubsampling(searching: searching), progressive: formatOptions.progressiveJPEG)
+    }
+}
+
+extension FormatOptions {
+    /// `--progressive`.
+    var progressiveJPEG: Bool { flag(JPEGFormatWriter.progressive) }
 }
