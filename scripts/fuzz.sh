@@ -6,7 +6,7 @@
 # and libexif (not instrumented, but reached), then runs each target for FUZZ_SECONDS seconds.
 #
 #   FUZZ_SECONDS=60        seconds per target (default 60)
-#   FUZZ_TARGETS="exif xmp" the targets to run (default: all; see Tests/ImagePrepTests/FuzzTargets.swift)
+#   FUZZ_TARGETS="exif xmp" the targets to run (default: all the binary lists; see Tests/ImagePrepTests/FuzzTargets.swift)
 #   IMGPREP_CORPUS=DIR     real photos to seed from (default ../shared/corpus when it exists)
 #
 # Seeds: Tests/Fixtures (the committed regression inputs of each target included), the shared corpus
@@ -19,7 +19,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 seconds=${FUZZ_SECONDS:-60}
-targets=${FUZZ_TARGETS:-"sniff isobmff exif xmp jpeg-markers info gif pipeline"}
 build=$root/.build/fuzz
 # The system libraries imgprep builds against (as Package.swift does), by pkg-config name; libheif is
 # opened at first use (Sources/CHeif/LazyHeif.c), so it is not linked.
@@ -37,7 +36,7 @@ done
 mkdir -p "$build/obj" "$build/include" "$build/seeds" "$build/corpus" "$build/artifacts"
 
 # ---- Build (skipped when nothing it is made from changed) ---------------------------------------
-if [[ -x $build/imgprep-fuzz ]] && ! find Sources Fuzz Tests/ImagePrepTests/FuzzTargets.swift scripts/fuzz.sh \
+if [[ -x $build/imgprep-fuzz ]] && ! find Sources Fuzz Tests/ImagePrepTests/FuzzTargets.swift Tests/ImagePrepTests/FormatFuzzTargets scripts/fuzz.sh \
      -newer "$build/imgprep-fuzz" | grep -q .; then
   echo "fuzz: $build/imgprep-fuzz is up to date"
 else
@@ -68,7 +67,7 @@ mapfile -t library < <(find Sources/ImagePrep -name '*.swift' | sort)
   -emit-object -o "$build/obj/ImagePrep.o" "${library[@]}"
 # ld.gold warns about the sanitizer runtimes' symbol versions; harmless, so only errors are shown.
 "$swiftc" -module-name ImagePrepFuzz -parse-as-library -O -g -sanitize=fuzzer,address \
-  "${modules[@]}" -I "$build" Fuzz/Harness.swift Tests/ImagePrepTests/FuzzTargets.swift "$build"/obj/*.o \
+  "${modules[@]}" -I "$build" Fuzz/Harness.swift Tests/ImagePrepTests/FuzzTargets.swift Tests/ImagePrepTests/FormatFuzzTargets/*.swift "$build"/obj/*.o \
   $(pkg-config --libs ${packages/libheif /}) $giflib -o "$build/imgprep-fuzz" 2> >(grep -v 'warning' >&2)
 fi
 
@@ -89,13 +88,14 @@ fi
 echo "fuzz: seeds: $(ls "$build/seeds/files" | wc -l) files${corpus:+ (with the shared corpus)}, $(ls "$build/seeds/exif" | wc -l) EXIF and $(ls "$build/seeds/xmp" | wc -l) XMP blocks"
 
 # ---- Run -------------------------------------------------------------------------------------
-max_len() {
-  case $1 in
-    sniff) echo 4096 ;;
-    isobmff | exif | xmp) echo 131072 ;;
-    *) echo 524288 ;;
-  esac
-}
+# Each target's name and longest input, as the binary declares them (FuzzTarget.all).
+declare -A max_lengths=()
+while read -r name length; do max_lengths[$name]=$length; done < <(ASAN_OPTIONS=detect_leaks=0 IMGPREP_FUZZ_LIST=1 "$build/imgprep-fuzz")
+((${#max_lengths[@]})) || { echo "fuzz: $build/imgprep-fuzz lists no targets" >&2; exit 1; }
+targets=${FUZZ_TARGETS:-$(ASAN_OPTIONS=detect_leaks=0 IMGPREP_FUZZ_LIST=1 "$build/imgprep-fuzz" | cut -d' ' -f1 | tr '\n' ' ')}
+for target in $targets; do
+  [[ -n ${max_lengths[$target]:-} ]] || { echo "fuzz: no target $target (there are: ${!max_lengths[*]})" >&2; exit 1; }
+done
 seed_dirs() {
   local dirs=("$build/seeds/files")
   case $1 in
@@ -117,7 +117,7 @@ for target in $targets; do
   # Leaks inside system codec libraries are suppressed by library name (Fuzz/lsan.supp); ours stay fatal.
   if SWIFT_BACKTRACE=enable=no LSAN_OPTIONS="suppressions=$root/Fuzz/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}" \
        IMGPREP_FUZZ_TARGET=$target "$build/imgprep-fuzz" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-       -max_len="$(max_len "$target")" -print_final_stats=1 -artifact_prefix="$build/artifacts/$target/" \
+       -max_len="${max_lengths[$target]}" -print_final_stats=1 -artifact_prefix="$build/artifacts/$target/" \
        "$build/corpus/$target" $(seed_dirs "$target") >"$log" 2>&1; then
     status=clean
   else

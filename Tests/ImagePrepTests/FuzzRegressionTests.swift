@@ -18,13 +18,13 @@ import Testing
     @Test func everyRegressionInputBelongsToATarget() {
         #expect(!Self.inputs.isEmpty)
         for (target, file) in Self.inputs {
-            #expect(FuzzTarget(rawValue: target) != nil, "\(target)/\(file): no such fuzz target")
+            #expect(FuzzTarget.named(target) != nil, "\(target)/\(file): no such fuzz target")
         }
     }
 
     @Test(arguments: inputs.map { "\($0.target)/\($0.file)" })
     func replays(_ input: String) throws {
-        let target = try #require(FuzzTarget(rawValue: String(input.prefix { $0 != "/" })))
+        let target = try #require(FuzzTarget.named(String(input.prefix { $0 != "/" })))
         target.run(try TestSupport.bytes(Self.root.appendingPathComponent(input).path))
     }
 }

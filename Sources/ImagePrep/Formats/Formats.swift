@@ -1,6 +1,6 @@
 /// The registries: one line per format. A new format is a folder beside this file with its reader
-/// and/or writer (an output format also declares its `OutputFormat` value there), plus its line here.
-/// An input format still adds its case to `SniffedFormat`.
+/// and/or writer (an input format also declares its `SniffedFormat` value there, an output format its
+/// `OutputFormat` value), plus its line here.
 public enum Formats {
     /// In sniffing order: formats recognised by a fixed signature first, ISO-BMFF (HEIF) last.
     public static let readers: [any ImageFormatReader] = [

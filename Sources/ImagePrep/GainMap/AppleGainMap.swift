@@ -7,7 +7,6 @@ import Foundation
 /// Ultra HDR with GainMapMin 0, GainMapMax log2 H, gamma 1 and offsets 0 renders SDR · H^v, so
 /// v = log2(1 + (H − 1) · g) / log2 H gives the same picture.
 enum AppleGainMap {
-    static let auxiliaryType = "urn:com:apple:photo:2020:aux:hdrgainmap"
     static let xmpNamespace = "http://ns.apple.com/HDRGainMap/1.0/"
 
     /// H from the map's XMP when it is version 2 or later (`HDRGainMapHeadroom`, linear, as libavif

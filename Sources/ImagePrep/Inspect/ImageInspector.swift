@@ -1,6 +1,4 @@
 import Foundation
-import CHeif
-import CImageCodecs
 
 /// What `imgprep info` tells about a file: what it is and what it holds, without converting it.
 public struct ImageDescription: Sendable, Codable {
@@ -108,6 +106,8 @@ public struct ExifField: Sendable, Codable, Equatable {
     public var value: String
 }
 
+/// The framework of `info`: each format's inspector is in its folder (`Formats/<NAME>/…Inspector.swift`),
+/// reached through its reader's `describe`, and builds on `describe(_:format:width:height:)` here.
 public enum ImageInspector {
     /// Refuses what `convert` refuses as broken from the header (no size, a clap larger than the picture),
     /// so info never calls such a file fine; a picture merely too large is described, with a note.
@@ -144,74 +144,8 @@ public enum ImageInspector {
         try format.reader.describe(file, format: format)
     }
 
-    /// From the segments alone, and the gain map's MPF index: no scan is decoded.
-    static func inspectJPEG(_ file: [UInt8]) throws -> ImageDescription {
-        let (width, height) = try JPEGDecoder.dimensions(of: file)
-        let (metadata, warnings) = JPEGMarkers.metadata(in: file)
-        var description = describe(metadata, format: "JPEG", width: width, height: height)
-        description.notes += warnings
-        let reading = JPEGGainMapReader.read(file, primaryEXIF: metadata.exif, decodes: false)
-        if let origin = reading.origin {
-            description.gainMap = GainMapSummary(reading, origin: origin, bytes: MultiPictureFormat.secondaryImages(in: file).first?.count)
-            description.notes += reading.warnings + (reading.problem.map { ["the gain map cannot be used: \($0) (imgprep leaves it out)"] } ?? [])
-        } else if GainMapClaims.inJPEGHeader(file) {
-            description.notes.append("the XMP says there is an Ultra HDR gain map, but the file holds none (imgprep removes the claim)")
-        }
-        return description
-    }
-
-    /// From the RIFF chunks alone.
-    static func inspectWebP(_ file: [UInt8]) throws -> ImageDescription {
-        let webp = try WebPContainer(file)
-        var description = describe(webp.metadata, format: "WebP (\(webp.kind.rawValue))", width: webp.width, height: webp.height)
-        description.hasAlpha = webp.hasAlpha
-        if webp.kind == .animated {
-            description.contents = ["\(webp.frameCount) frame\(webp.frameCount == 1 ? "" : "s") (kept in WebP output; the first is converted to other formats)"]
-            description.animation = AnimationSummary(frames: webp.frameCount, totalDuration: webp.totalDuration,
-                                                     plays: webp.loopCount, screen: PixelSize(width: webp.width, height: webp.height))
-        }
-        description.notes += webp.warnings
-        return description
-    }
-
-    /// From the records alone: no frame is decoded.
-    static func inspectGIF(_ file: [UInt8]) throws -> ImageDescription {
-        let gif = try GIFDecoder.structure(of: file)
-        var warnings: [String] = []
-        let metadata = gif.metadata(warnings: &warnings)
-        let animated = gif.frameCount > 1
-        var description = describe(metadata, format: animated ? "GIF (animated)" : "GIF", width: gif.canvas.width, height: gif.canvas.height)
-        description.notes += warnings
-        description.hasAlpha = gif.header.hasAlpha
-        if animated {
-            description.animation = AnimationSummary(frames: gif.frameCount, totalDuration: gif.playedDuration,
-                                                     plays: GIFDecoder.webpLoopCount(gif.loopCount),
-                                                     screen: PixelSize(width: gif.screenWidth, height: gif.screenHeight))
-            description.contents = ["\(gif.frameCount) frames (kept in WebP output; the first is converted to other formats)"]
-        }
-        if gif.endsEarly { description.notes.append("the records are damaged or cut short after frame \(gif.frameCount)") }
-        return description
-    }
-
-    /// From the chunks alone: a PNG's picture data is never inflated to learn its size.
-    static func inspectPNG(_ file: [UInt8]) throws -> ImageDescription {
-        var image = cic_png_image()
-        defer { cic_png_image_free(&image) }
-        var bitDepth: Int32 = 0
-        try callCodec("libpng") { err, errlen in
-            file.withUnsafeBufferPointer { cic_png_read_info($0.baseAddress, $0.count, &image, &bitDepth, err, errlen) }
-        }
-        var warnings: [String] = []
-        let metadata = PNGDecoder.metadata(of: image, warnings: &warnings)   // as convert reads it
-        var description = describe(metadata, format: "PNG", width: Int(image.width), height: Int(image.height))
-        description.bitDepth = Int(bitDepth)
-        description.hasAlpha = image.channels == 4
-        description.notes += warnings
-        return description
-    }
-
     /// What the metadata says, for a picture stored `width` x `height` whose EXIF Orientation still applies.
-    private static func describe(_ metadata: ImageMetadata, format: String, width: Int, height: Int) -> ImageDescription {
+    static func describe(_ metadata: ImageMetadata, format: String, width: Int, height: Int) -> ImageDescription {
         var description = ImageDescription(format: format, width: width, height: height)
         describeBlocks(metadata, into: &description)
         if let orientation = description.exifOrientation.map(ExifOrientation.init(exifValue:)), orientation.swapsDimensions {
@@ -226,7 +160,7 @@ public enum ImageInspector {
         return description
     }
 
-    private static func describeBlocks(_ metadata: ImageMetadata, into description: inout ImageDescription) {
+    static func describeBlocks(_ metadata: ImageMetadata, into description: inout ImageDescription) {
         if let exif = metadata.exif {
             description.exifBytes = exif.count
             description.exifOrientation = Exif.orientation(in: exif)
@@ -235,94 +169,6 @@ public enum ImageInspector {
         description.xmpBytes = metadata.xmp?.count ?? 0
         description.iptcBytes = metadata.iptc?.count ?? 0
         description.comments = metadata.comments.map { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-    }
-
-    static func inspectHeif(_ file: [UInt8], isAVIF: Bool, brands: [String]) throws -> ImageDescription {
-        let context = try HeifContext(file, threads: 1)
-        let handle = try context.primaryImage()
-        defer { heif_image_handle_release(handle) }
-        _ = try HeifDecoder.header(of: handle)   // what convert refuses, info refuses
-        var description = ImageDescription(format: isAVIF ? "AVIF" : "HEIF")
-        description.brands = brands
-        description.width = Int(heif_image_handle_get_width(handle))
-        description.height = Int(heif_image_handle_get_height(handle))
-        description.bitDepth = Int(heif_image_handle_get_luma_bits_per_pixel(handle))
-        description.hasAlpha = heif_image_handle_has_alpha_channel(handle) != 0
-        let stored = PixelSize(width: Int(heif_image_handle_get_ispe_width(handle)), height: Int(heif_image_handle_get_ispe_height(handle)))
-        if stored != PixelSize(width: description.width, height: description.height) {
-            description.storedSize = stored
-            description.notes.append("stored as \(stored.width)x\(stored.height); irot/imir/clap make it \(description.width)x\(description.height) upright")
-        }
-        // Metadata as the decoder extracts it, so info and convert agree.
-        var warnings: [String] = []
-        let metadata = HeifDecoder.metadata(handle: handle, image: nil, warnings: &warnings)
-        description.notes += warnings
-        describeBlocks(metadata, into: &description)
-        let structure = HeifStructure(file)
-        if metadata.droppedICC == nil, let icc = HeifDecoder.rawProfile(handle: handle) {
-            description.setICC(icc, where: "")
-        } else if let nclx = HeifDecoder.nclxProfile(handle: handle) {
-            description.setNCLX(nclx, where: "")
-        } else if let structure, GridTileColour.primaryIsGrid(structure) {
-            switch GridTileColour.of(file, structure: structure) {
-            case .icc(let icc):
-                if let problem = ICCProfileCheck.problem(in: icc, for: [.rgb, .gray]) {
-                    description.setInvalidICC(problem)
-                    description.notes.append("ICC profile on the grid tiles dropped: \(problem)")
-                } else {
-                    description.setICC(icc, where: " on the grid tiles (convert uses it)")
-                }
-            case .nclx(let nclx): description.setNCLX(nclx, where: " on the grid tiles (convert uses it)")
-            case nil: description.colour = "none on the grid or its tiles (viewers assume sRGB)"
-            }
-        } else if let problem = metadata.droppedICC {
-            description.setInvalidICC(problem)
-        }
-        if description.exifOrientation.map({ $0 != 1 }) ?? false {
-            description.notes.append("EXIF Orientation is informational in HEIF; the irot/imir boxes decide, and outputs get Orientation 1")
-        }
-        let reading = HeifGainMapReader.read(file, primary: handle, primaryEXIF: metadata.exif, decodes: false)
-        if let origin = reading.origin {
-            description.gainMap = GainMapSummary(reading, origin: origin, bytes: nil)
-            description.notes += reading.problem.map { ["the gain map cannot be used: \($0) (imgprep leaves it out)"] } ?? []
-        }
-        if structure?.items.contains(where: { $0.type == "tmap" }) == true {
-            description.notes.append("an ISO 21496-1 tone-map (tmap) item too, which libheif 1.15 cannot read: "
-                + (reading.origin == nil ? "its gain map is not kept" : "the Apple gain map is kept, the tmap's own values are not used"))
-        }
-        description.contents = heifContents(context: context, primary: handle)
-        description.contents += structure.map(\.summaryLines) ?? []
-        if HeifReferenceRepair.hasMultiTargetReferences(file) {
-            description.notes.append("auxl/cdsc references with several targets, which libheif 1.15 rejects: read through an in-memory repair of the iref box")
-        }
-        return description
-    }
-
-    private static func heifContents(context: HeifContext, primary: OpaquePointer) -> [String] {
-        var lines: [String] = []
-        let topLevel = Int(heif_context_get_number_of_top_level_images(context.pointer))
-        lines.append("\(topLevel) top-level image\(topLevel == 1 ? "" : "s") (the primary is converted)")
-        let thumbnails = Int(heif_image_handle_get_number_of_thumbnails(primary))
-        if thumbnails > 0 { lines.append("\(thumbnails) thumbnail\(thumbnails == 1 ? "" : "s")") }
-        if heif_image_handle_has_depth_image(primary) != 0 { lines.append("depth image") }
-        let auxCount = Int(heif_image_handle_get_number_of_auxiliary_images(primary, 0))
-        if auxCount > 0 {
-            var ids = [heif_item_id](repeating: 0, count: auxCount)
-            let filled = Int(heif_image_handle_get_list_of_auxiliary_image_IDs(primary, 0, &ids, Int32(auxCount)))
-            for id in ids.prefix(filled) {
-                var aux: OpaquePointer?
-                guard heif_image_handle_get_auxiliary_image_handle(primary, id, &aux).code == heif_error_Ok, let aux else { continue }
-                defer { heif_image_handle_release(aux) }
-                var type: UnsafePointer<CChar>?
-                var name = "auxiliary image"
-                if heif_image_handle_get_auxiliary_type(aux, &type).code == heif_error_Ok, let text = type {
-                    name = "auxiliary image \(String(cString: text))"
-                    heif_image_handle_free_auxiliary_types(aux, &type)
-                }
-                lines.append("\(name) \(heif_image_handle_get_width(aux))x\(heif_image_handle_get_height(aux))")
-            }
-        }
-        return lines
     }
 
     /// The profile's 'desc' text, or "unnamed".

@@ -40,25 +40,6 @@ public struct ExifPatchResult: Sendable, Equatable {
 /// EXIF edited in place in the original TIFF block. Re-serialising EXIF (as libexif does) drops
 /// unknown tags and breaks MakerNote offsets, so every edit here keeps all other bytes where they were.
 public enum Exif {
-    /// The TIFF block inside a HEIF "Exif" item (4-byte big-endian offset, maybe "Exif\0\0"), or nil.
-    public static func tiff(fromHeifExifItem item: [UInt8]) -> [UInt8]? {
-        let exifPrefix: [UInt8] = Array("Exif\0\0".utf8)
-        func block(at start: Int) -> [UInt8]? {
-            guard start >= 0, start < item.count else { return nil }
-            if TIFFBlock.startsWithHeader(item[start...]) { return Array(item[start...]) }
-            if item[start...].starts(with: exifPrefix), TIFFBlock.startsWithHeader(item[(start + 6)...]) {
-                return Array(item[(start + 6)...])
-            }
-            return nil
-        }
-        if item.count >= 4 {
-            let offset = item[0..<4].reduce(0) { $0 << 8 | Int($1) }
-            if let found = block(at: 4 + offset) { return found }
-        }
-        // Some writers get the offset wrong or leave it out: take the first header near the start.
-        return (0..<min(64, item.count)).lazy.compactMap { block(at: $0) }.first
-    }
-
     /// The raw IFD0 Orientation value (callers map values outside 1...8 to 1), or nil if absent or unreadable.
     public static func orientation(in tiff: [UInt8]) -> Int? {
         guard let block = try? TIFFBlock(tiff),
@@ -72,18 +53,6 @@ public enum Exif {
         guard let block = try? TIFFBlock(tiff), let ifd0 = try? block.directory(at: block.ifd0Offset, "IFD0"),
               let next = try? block.u32(at: ifd0.nextPointerPosition) else { return false }
         return next != 0
-    }
-
-    /// The JPEG thumbnail's bytes (IFD1's JPEGInterchangeFormat and its length), or nil when there is
-    /// none, it is stored otherwise (strips) or its offsets do not lie inside the block.
-    public static func thumbnailJPEG(in tiff: [UInt8]) -> [UInt8]? {
-        guard let block = try? TIFFBlock(tiff), let ifd0 = try? block.directory(at: block.ifd0Offset, "IFD0"),
-              let ifd1Offset = try? block.u32(at: ifd0.nextPointerPosition), ifd1Offset != 0,
-              let ifd1 = try? block.directory(at: ifd1Offset, "IFD1"),
-              let startEntry = ifd1.entry(0x0201), let lengthEntry = ifd1.entry(0x0202),
-              let start = (try? block.integers(startEntry))??.first, let length = (try? block.integers(lengthEntry))??.first,
-              start >= 8, length > 0, length <= tiff.count - start else { return nil }
-        return Array(tiff[start..<(start + length)])
     }
 
     /// Whether IFD0 links a GPS directory; true also when the block is unreadable, since GPS cannot be ruled out.
@@ -131,8 +100,8 @@ public enum Exif {
         switch options.thumbnail {
         case .keep: break
         case .drop: _ = try dropThumbnail(&block)
-        case .replace(let jpeg):
-            if try !replaceThumbnail(&block, with: jpeg), try dropThumbnail(&block) {
+        case .replace(let thumbnail):
+            if try !replaceThumbnail(&block, with: thumbnail), try dropThumbnail(&block) {
                 warnings.append("dropped the EXIF thumbnail: its directory has no room for an upright one")
             }
         }
@@ -192,10 +161,10 @@ public enum Exif {
         return hadThumbnail
     }
 
-    /// Points IFD1 at `jpeg`, appended after everything else the block keeps. The old thumbnail's bytes
+    /// Points IFD1 at `thumbnail`, appended after everything else the block keeps. The old thumbnail's bytes
     /// are trimmed with the rest when nothing kept lies after them. Returns false, leaving IFD1 for the
     /// caller to drop, when its offset or length fields cannot hold the new values.
-    private static func replaceThumbnail(_ block: inout TIFFBlock, with jpeg: [UInt8]) throws -> Bool {
+    private static func replaceThumbnail(_ block: inout TIFFBlock, with thumbnail: [UInt8]) throws -> Bool {
         let ifd0 = try block.directory(at: block.ifd0Offset, "IFD0")
         let ifd1Offset = try block.u32(at: ifd0.nextPointerPosition)
         guard ifd1Offset != 0 else { return true }
@@ -209,9 +178,9 @@ public enum Exif {
         }
         if block.bytes.count % 2 == 1 { block.bytes.append(0) }   // TIFF values start on a word boundary
         let start = block.bytes.count
-        block.bytes += jpeg
+        block.bytes += thumbnail
         return try block.setFirstInteger(start, of: startEntry, avoiding: structures)
-            && block.setFirstInteger(jpeg.count, of: lengthEntry, avoiding: structures)
+            && block.setFirstInteger(thumbnail.count, of: lengthEntry, avoiding: structures)
     }
 
     /// A tail past every structure this long is worth rewriting a file that could otherwise leave as it

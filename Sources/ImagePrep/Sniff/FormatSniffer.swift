@@ -1,19 +1,30 @@
-/// What a file is, judged by its first bytes and never by its name.
-public enum SniffedFormat: Sendable, Equatable {
-    /// An ISO-BMFF still-image container libheif reads (HEIC, HEIF, AVIF, and their sequence brands).
-    case heif(majorBrand: String, compatibleBrands: [String])
-    case jpeg
-    case png
-    /// RIFF with form type WEBP: lossy (VP8), lossless (VP8L) or extended (VP8X: alpha, metadata, animation).
-    case webp
-    /// GIF87a or GIF89a: a still picture or an animation.
-    case gif
+/// What a file is, judged by its first bytes and never by its name. A struct rather than an enum so
+/// that each format declares its own value in its folder (`static let` beside its reader), with no case
+/// to add here.
+public struct SniffedFormat: Sendable, Equatable, CustomStringConvertible {
+    /// Which format: the name its reader declares it under ("jpeg").
+    public let identity: String
+    /// An ISO-BMFF file's `ftyp` brands: the major brand, then the compatible ones (empty for other files).
+    public let majorBrand: String?
+    public let compatibleBrands: [String]
+
+    /// For a reader's own `static let`, or (with the brands of its `ftyp` box) an ISO-BMFF file.
+    init(declaring identity: String, majorBrand: String? = nil, compatibleBrands: [String] = []) {
+        self.identity = identity
+        self.majorBrand = majorBrand
+        self.compatibleBrands = compatibleBrands
+    }
+
+    /// Every brand, the major one first.
+    public var brands: [String] { majorBrand.map { [$0] + compatibleBrands } ?? compatibleBrands }
 
     /// How messages name it: "a HEIF image", "a JPEG image".
     public var name: String { reader.name(of: self) }
 
     /// Everything imgprep knows about the format.
     public var reader: any ImageFormatReader { Formats.reader(for: self) }
+
+    public var description: String { majorBrand == nil ? identity : "\(identity) (\(brands.joined(separator: ", ")))" }
 }
 
 public enum FormatSniffer {

@@ -10,3 +10,7 @@ struct GIFFormatReader: ImageFormatReader {
     func describe(_ file: [UInt8], format: SniffedFormat) throws -> ImageDescription { try ImageInspector.inspectGIF(file) }
     var libraries: [CodecLibrary] { [.giflib] }
 }
+
+extension SniffedFormat {
+    public static let gif = SniffedFormat(declaring: "gif")
+}

@@ -18,9 +18,7 @@ struct HEIFFormatReader: ImageFormatReader {
         guard all.contains(where: Self.brands.contains) else { return nil }
         return .success(.heif(majorBrand: ftyp.major, compatibleBrands: ftyp.compatible))
     }
-    func reads(_ format: SniffedFormat) -> Bool {
-        if case .heif = format { true } else { false }
-    }
+    func reads(_ format: SniffedFormat) -> Bool { format.identity == SniffedFormat.heifIdentity }
     func name(of format: SniffedFormat) -> String { Self.isAVIF(format) ? "an AVIF image" : "a HEIF image" }
     func probeHeader(_ file: [UInt8]) -> ImageHeader? { HeaderProbe.heif(file) }
     var decoder: any ImageDecoding { HeifDecoder() }
@@ -30,12 +28,18 @@ struct HEIFFormatReader: ImageFormatReader {
     var libraries: [CodecLibrary] { [.libheif, .heifDecoderPlugins, .libde265, .dav1d, .libaom] }
 
     static func isAVIF(_ format: SniffedFormat) -> Bool {
-        guard case .heif(let major, let compatible) = format else { return false }
-        return major.hasPrefix("avi") || compatible.contains("avif")
+        guard HEIFFormatReader().reads(format), let major = format.majorBrand else { return false }
+        return major.hasPrefix("avi") || format.compatibleBrands.contains("avif")
     }
 
-    static func brands(of format: SniffedFormat) -> [String] {
-        guard case .heif(let major, let compatible) = format else { return [] }
-        return [major] + compatible
+    static func brands(of format: SniffedFormat) -> [String] { HEIFFormatReader().reads(format) ? format.brands : [] }
+}
+
+extension SniffedFormat {
+    static let heifIdentity = "heif"
+
+    /// An ISO-BMFF still-image container libheif reads (HEIC, HEIF, AVIF, and their sequence brands).
+    public static func heif(majorBrand: String, compatibleBrands: [String]) -> SniffedFormat {
+        SniffedFormat(declaring: heifIdentity, majorBrand: majorBrand, compatibleBrands: compatibleBrands)
     }
 }

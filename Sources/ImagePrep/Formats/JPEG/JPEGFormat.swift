@@ -13,6 +13,10 @@ struct JPEGFormatReader: ImageFormatReader {
     var libraries: [CodecLibrary] { [.libjpegTurbo] }
 }
 
+extension SniffedFormat {
+    public static let jpeg = SniffedFormat(declaring: "jpeg")
+}
+
 /// JPEG out: libjpeg-turbo; the only output that carries an HDR gain map (Ultra HDR), and the only one
 /// `--in-place` writes. A JPEG input that needs no new pixels keeps its DCT coefficients (JPEGInput).
 struct JPEGFormatWriter: ImageFormatWriter {

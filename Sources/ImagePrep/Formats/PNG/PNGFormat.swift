@@ -11,6 +11,10 @@ struct PNGFormatReader: ImageFormatReader {
     var libraries: [CodecLibrary] { [.libpng, .zlib] }
 }
 
+extension SniffedFormat {
+    public static let png = SniffedFormat(declaring: "png")
+}
+
 /// PNG out: libpng at `--png-compression`; lossless, so no quality and no byte budget.
 struct PNGFormatWriter: ImageFormatWriter {
     var format: OutputFormat { .png }

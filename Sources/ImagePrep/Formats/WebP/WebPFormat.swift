@@ -15,6 +15,10 @@ struct WebPFormatReader: ImageFormatReader {
     var libraries: [CodecLibrary] { [.libwebp] }
 }
 
+extension SniffedFormat {
+    public static let webp = SniffedFormat(declaring: "webp")
+}
+
 /// WebP out: libwebp, lossy or (`--lossless`) lossless; keeps alpha and animations. A WebP input within
 /// budget that needs no change is passed through.
 struct WebPFormatWriter: ImageFormatWriter {

@@ -35,3 +35,17 @@ enum ExifThumbnail {
         return try JPEGEncoder().encode(upright, quality: quality, settings: JPEGSettings(writeJFIF: false))
     }
 }
+
+extension Exif {
+    /// The JPEG thumbnail's bytes (IFD1's JPEGInterchangeFormat and its length), or nil when there is
+    /// none, it is stored otherwise (strips) or its offsets do not lie inside the block.
+    public static func thumbnailJPEG(in tiff: [UInt8]) -> [UInt8]? {
+        guard let block = try? TIFFBlock(tiff), let ifd0 = try? block.directory(at: block.ifd0Offset, "IFD0"),
+              let ifd1Offset = try? block.u32(at: ifd0.nextPointerPosition), ifd1Offset != 0,
+              let ifd1 = try? block.directory(at: ifd1Offset, "IFD1"),
+              let startEntry = ifd1.entry(0x0201), let lengthEntry = ifd1.entry(0x0202),
+              let start = (try? block.integers(startEntry))??.first, let length = (try? block.integers(lengthEntry))??.first,
+              start >= 8, length > 0, length <= tiff.count - start else { return nil }
+        return Array(tiff[start..<(start + length)])
+    }
+}

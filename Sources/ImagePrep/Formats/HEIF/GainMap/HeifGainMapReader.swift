@@ -103,3 +103,8 @@ enum HeifGainMapReader {
         return GrayPlane(width: width, height: height, pixels: pixels)
     }
 }
+
+extension AppleGainMap {
+    /// The auxiliary-image type of Apple's map in a HEIC file.
+    static let auxiliaryType = "urn:com:apple:photo:2020:aux:hdrgainmap"
+}
