@@ -211,7 +211,7 @@ public enum ImageInspector {
     }
 
     /// What the metadata says, for a picture stored `width` x `height` whose EXIF Orientation still applies.
-    private static func describe(_ metadata: ImageMetadata, format: String, width: Int, height: Int) -> ImageDescription {
+    static func describe(_ metadata: ImageMetadata, format: String, width: Int, height: Int) -> ImageDescription {
         var description = ImageDescription(format: format, width: width, height: height)
         describeBlocks(metadata, into: &description)
         if let orientation = description.exifOrientation.map(ExifOrientation.init(exifValue:)), orientation.swapsDimensions {

@@ -8,6 +8,8 @@ public enum SniffedFormat: Sendable, Equatable {
     case webp
     /// GIF87a or GIF89a: a still picture or an animation.
     case gif
+    /// JPEG XL: a bare codestream (FF 0A) or the ISO-BMFF container (a `JXL ` signature box).
+    case jxl
 
     /// How messages name it: "a HEIF image", "a JPEG image".
     public var name: String { reader.name(of: self) }

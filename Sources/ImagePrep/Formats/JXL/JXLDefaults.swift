@@ -1,0 +1,16 @@
+/// The JPEG XL writer's defaults, set by measurement (docs/formats.md, JPEG XL: how they were chosen).
+public enum JXLDefaults {
+    /// `--quality` when none is given (cjxl 0.7's own default, distance 1.0, is quality 90).
+    public static let quality = 85
+    /// libjxl's effort, 1 (fastest) ... 9 (smallest); 7 is cjxl's default ("squirrel").
+    public static let effort = 7
+    /// Memory one encode needs per pixel beyond the decoded picture (scripts/peak-rss.py, see MemoryEstimate).
+    static let workingBytesPerPixel = 40
+}
+
+extension JXLDefaults {
+    /// d log(bytes) / d log(distance), as SizeModel defines it: see docs/formats.md for the photos measured.
+    static let typicalSlope = -0.9
+    /// Bytes of a whole picture per byte of its probe mosaic, per unit of area (ProbeMosaic).
+    static let probeRatio = 1.0
+}
