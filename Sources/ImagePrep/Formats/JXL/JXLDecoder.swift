@@ -44,7 +44,7 @@ public struct JXLDecoder: ImageDecoding {
         var format = JxlPixelFormat(num_channels: UInt32(channels), data_type: JXL_TYPE_UINT8, endianness: JXL_NATIVE_ENDIAN, align: 0)
         try file.withUnsafeBufferPointer { input in
             try handle.check(JxlDecoderSetInput(decoder, input.baseAddress, input.count), "reading the input")
-            JxlDecoderCloseInput(decoder)
+            // Input left open: a cut file then ends in NEED_MORE_INPUT ("truncated") rather than an error libjxl also prints.
             while true {
                 switch JxlDecoderProcessInput(decoder) {
                 case JXL_DEC_BASIC_INFO:

@@ -60,7 +60,9 @@ struct JXLFile {
         }
         try file.withUnsafeBufferPointer { input in
             try handle.check(JxlDecoderSetInput(decoder, input.baseAddress, input.count), "reading the input")
-            JxlDecoderCloseInput(decoder)
+            // Input left open until a frame was seen: a file cut before then ends in NEED_MORE_INPUT ("truncated")
+            // rather than in an error libjxl also prints; after it, closing lets the last box end at the file's end.
+            var closed = false
             loop: while true {
                 let status = JxlDecoderProcessInput(decoder)
                 switch status {
@@ -85,10 +87,13 @@ struct JXLFile {
                 case JXL_DEC_SUCCESS:
                     finishBox()
                     break loop
+                case JXL_DEC_NEED_MORE_INPUT where !closed && frames > 0:
+                    JxlDecoderCloseInput(decoder)
+                    closed = true
                 case JXL_DEC_NEED_MORE_INPUT:
                     throw ImagePrepError.library("libjxl", "the file is truncated")
                 default:
-                    throw ImagePrepError.library("libjxl", "the file is damaged or not a JPEG XL image libjxl 0.7 reads")
+                    throw ImagePrepError.library("libjxl", closed ? "the file is truncated or damaged" : "the file is damaged or not a JPEG XL image libjxl 0.7 reads")
                 }
             }
         }
