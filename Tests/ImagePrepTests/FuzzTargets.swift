@@ -7,7 +7,7 @@ import Foundation
 /// A target never throws: errors are the expected outcome for most inputs. `precondition`s state
 /// promises the code makes, so the fuzzer reports a broken promise like a crash.
 enum FuzzTarget: String, CaseIterable, Sendable {
-    case sniff, isobmff, exif, xmp, jpegMarkers = "jpeg-markers", info, gif, pipeline
+    case sniff, isobmff, exif, xmp, jpegMarkers = "jpeg-markers", info, gif, jxl, pipeline
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -18,6 +18,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .jpegMarkers: Self.jpegMarkers(bytes)
         case .info: _ = try? ImageInspector.inspect(bytes)
         case .gif: Self.gif(bytes)
+        case .jxl: Self.jxl(bytes)
         case .pipeline: Self.pipeline(bytes)
         }
     }
@@ -124,6 +125,23 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         guard let webp = try? WebPEncoder(lossless: bytes.count % 2 == 0).encode(decoded.content, quality: 50, metadata: decoded.metadata),
               let back = try? WebPDecoder().decode(webp, options: options) else { return }
         precondition((back.content.width, back.content.height) == (header.width, header.height), "the WebP written has another size")
+    }
+
+    /// The JPEG XL header probe (our Swift) against libjxl's basic info, the decode under a small pixel cap,
+    /// and the box rewrite: what the probe reads is what libjxl decodes.
+    private static func jxl(_ bytes: [UInt8]) {
+        _ = JXLStructure.boxes(bytes)
+        let probed = JXLStructure.header(bytes)
+        let options = DecodeOptions(maxPixels: 1 << 18)
+        if let header = try? JXLDecoder().header(of: bytes), let probed {
+            precondition((header.width, header.height) == (probed.width, probed.height), "the probe and libjxl disagree on the size")
+        }
+        _ = try? JXLBoxes.uncompressed(bytes)
+        guard let decoded = try? JXLDecoder().decode(bytes, options: options) else { return }
+        precondition(decoded.content.width * decoded.content.height <= options.maxPixels, "decoded a JPEG XL over the pixel cap")
+        if let probed {
+            precondition((decoded.content.width, decoded.content.height) == (probed.width, probed.height), "decoded size differs from the probe")
+        }
     }
 
     /// Small pictures only (a quarter megapixel), so each input takes milliseconds; the input's length

@@ -22,8 +22,9 @@ struct JXLFormatWriter: ImageFormatWriter {
     var defaultQuality: Int { JXLDefaults.quality }
     var offersLosslessMode: Bool { true }
     var sizeModel: SizeModel { .jxl }
+    func isSameFormat(as format: SniffedFormat) -> Bool { format == .jxl }
     /// A JPEG input is asked first (`keepingInput`): with --lossless it may be recompressed as it is.
-    func isSameFormat(as format: SniffedFormat) -> Bool { JXLRecompression.takes(format) }
+    func considersKeeping(_ format: SniffedFormat) -> Bool { JXLRecompression.takes(format) }
     func keepingInput(_ file: [UInt8], settings: inout ConversionSettings) throws -> PreparedImage? {
         try JXLRecompression.prepare(file, settings: settings)
     }
