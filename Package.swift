@@ -11,6 +11,9 @@ let package = Package(
         // libheif is opened at first use, not linked: its constructors cost every process about 4 ms
         // (Sources/CHeif/LazyHeif.c). Needs libheif-dev for heif.h.
         .target(name: "CHeif", path: "Sources/CHeif", exclude: ["HeifFunctions.def"]),
+        // libjxl and libjxl_threads likewise (with libhwy and brotli, about 4-5 ms of CPU per process:
+        // Sources/CJXL/LazyJXL.c). Needs libjxl-dev for the headers.
+        .target(name: "CJXL", path: "Sources/CJXL", exclude: ["JXLFunctions.def"]),
         .systemLibrary(
             name: "CExif", path: "Sources/CExif", pkgConfig: "libexif",
             providers: [.apt(["libexif-dev"])]),
@@ -36,7 +39,7 @@ let package = Package(
             name: "CImageCodecs", dependencies: ["CPNG"], path: "Sources/CImageCodecs",
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("turbojpeg")]),
         .target(
-            name: "ImagePrep", dependencies: ["CHeif", "CExif", "CWebP", "CGif", "CLCMS", "CImageCodecs"],
+            name: "ImagePrep", dependencies: ["CHeif", "CJXL", "CExif", "CWebP", "CGif", "CLCMS", "CImageCodecs"],
             path: "Sources/ImagePrep"),
         .executableTarget(name: "imgprep", dependencies: ["ImagePrep"], path: "Sources/imgprep"),
         // imgprep too: the option parser is unit-tested (`@testable import imgprep`); the CLI tests run the binary.

@@ -51,9 +51,13 @@ module CHeif {
     header "$root/Sources/CHeif/include/CHeif.h"
     export *
 }
+module CJXL {
+    header "$root/Sources/CJXL/include/CJXL.h"
+    export *
+}
 EOF
 rm -f "$build"/obj/*.o   # an object left from a deleted or renamed source would be linked too
-for target in CImageCodecs CHeif; do
+for target in CImageCodecs CHeif CJXL; do
   for source in Sources/$target/*.c; do
     "$clang" -fsanitize=fuzzer-no-link,address -O1 -g -fPIC -I Sources/$target/include \
       $(pkg-config --cflags $packages) -c "$source" -o "$build/obj/$(basename "$source" .c).o"
@@ -80,7 +84,7 @@ copy_seeds() {   # copies files of at most $1 bytes found under the remaining ar
   find "$@" -type f -size -"$limit"c -not -name '*.md' -not -name '*.tsv' 2>/dev/null |
     while IFS= read -r file; do cp "$file" "$build/seeds/files/$(echo "$file" | tr '/' '_')"; done
 }
-copy_seeds 4000000 Tests/Fixtures/heic Tests/Fixtures/webp Tests/Fixtures/gif Tests/Fixtures/bad ${corpus:+"$corpus"}
+copy_seeds 4000000 Tests/Fixtures/heic Tests/Fixtures/webp Tests/Fixtures/gif Tests/Fixtures/jxl Tests/Fixtures/bad ${corpus:+"$corpus"}
 if command -v exiftool >/dev/null; then   # one run each: -w writes a file per input that has the block
   exiftool -q -q -b -exif -w! "$build/seeds/exif/%f.%e.tiff" "$build/seeds/files" >/dev/null 2>&1 || true
   exiftool -q -q -b -xmp -w! "$build/seeds/xmp/%f.%e.xmp" "$build/seeds/files" >/dev/null 2>&1 || true

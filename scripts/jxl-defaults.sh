@@ -39,6 +39,12 @@ for ref in "$T"/*.png; do
     printf '%s\t%s\t%s\t%s\t%s\n' "$n" "$e" "$(stat -c %s "$T/o.jxl")" "$(awk '{print $1 + $2}' "$T/t")" "$("$S" "$ref" "$T/o.png")" >>"$T/effort.tsv"
   done
 done
+# Lossless (distance 0) on one photo: effort against bytes and CPU time.
+echo 'lossless, libvips__Example1 at 2048 px: effort | bytes | CPU s'
+for e in 1 3 4 5 7; do
+  /usr/bin/time -f '%U %S' -o "$T/t" cjxl -d 0 -e "$e" --num_threads=0 "$T/libvips__Example1.png" "$T/o.jxl" >/dev/null 2>&1
+  echo "$e | $(stat -c %s "$T/o.jxl") | $(awk '{print $1 + $2}' "$T/t")"
+done
 python3 - "$T/scores.tsv" "$T/effort.tsv" <<'PY'
 import collections, csv, math, statistics, sys
 scores = collections.defaultdict(dict)

@@ -135,6 +135,9 @@ for f in exif-icc orientation-6 lossless-alpha animated; do mv "$tmp/$f.webp" "$
 mkdir -p Tests/Fixtures/gif
 python3 scripts/make-gif-fixtures.py Tests/Fixtures/gif
 
+# JPEG XL (cjxl): its own script, which can also run alone.
+scripts/make-jxl-fixtures.sh
+
 # Report, and refuse fixtures too big to commit.
 for f in "$webp"/*.webp "$bad"/truncated.webp; do
   size=$(wc -c <"$f")

@@ -47,8 +47,8 @@ import Testing
     }
 
     @Test func bashCompletesFormatsAfterTo() throws {
-        #expect(try bashComplete(["imgprep", "convert", "--to", ""]) == ["jpeg", "png", "webp", "avif", "heic"])
-        #expect(try bashComplete(["imgprep", "compress", "--to", ""]) == ["jpeg", "webp", "avif", "heic"])
+        #expect(try bashComplete(["imgprep", "convert", "--to", ""]) == ["jpeg", "png", "webp", "jxl", "avif", "heic"])
+        #expect(try bashComplete(["imgprep", "compress", "--to", ""]) == ["jpeg", "webp", "jxl", "avif", "heic"])
         #expect(try bashComplete(["imgprep", "convert", "--to", "a"]) == ["avif"])
         // bash splits --to=web at '=' (COMP_WORDBREAKS).
         #expect(try bashComplete(["imgprep", "convert", "--to", "=", "we"]) == ["webp"])
@@ -74,7 +74,7 @@ import Testing
         let run = try TestSupport.run("fish", ["-c", script, TestSupport.binary])
         #expect(run.status == 0, "\(run.stderr)")
         let values = run.stdout.split(separator: "\n").map { String($0.split(separator: "\t").first ?? "") }
-        #expect(values.sorted() == ["avif", "heic", "jpeg", "png", "webp"], "\(run.stdout)")
+        #expect(values.sorted() == ["avif", "heic", "jpeg", "jxl", "png", "webp"], "\(run.stdout)")
     }
 
     @Test(.enabled(if: TestSupport.toolExists("zsh"), "zsh is not installed"))

@@ -8,36 +8,11 @@ import Testing
 @Suite struct FormatFolderTests {
     static let sources = ["Sources/ImagePrep", "Sources/imgprep"].map { TestSupport.packageRoot.appendingPathComponent($0) }
 
-    /// The write side (encoders, writers, the CLI) moves into the format folders separately; until it
-    /// has, its files are checked apart (`writeSideStillNamesFormats`). Remove a line once it is clean.
-    static let writeSide = [
-        "Sources/ImagePrep/Encode/",
-        "Sources/ImagePrep/Write/",
-        "Sources/ImagePrep/Pipeline/ConversionSettings.swift",
-        "Sources/ImagePrep/Pipeline/ImagePipeline.swift",
-        "Sources/ImagePrep/Pipeline/JPEGInput.swift",
-        "Sources/ImagePrep/GainMap/GainMapJPEGEncoder.swift",
-        "Sources/ImagePrep/GainMap/UltraHDRContainer.swift",
-        "Sources/ImagePrep/GainMap/WrittenGainMap.swift",
-        "Sources/ImagePrep/GainMap/GainMapPlan.swift",
-        "Sources/imgprep/",
-    ]
-
-    /// Read once for both tests.
     static let scanned = Result { try violations() }
 
     @Test func sharedCodeNamesNoFormat() throws {
-        let found = try Self.scanned.get().filter { !Self.isWriteSide($0.path) }
+        let found = try Self.scanned.get()
         #expect(found.count == 0, "format names outside Formats/<NAME>/:\n\(found.map(\.text).joined(separator: "\n"))")
-    }
-
-    /// A known issue while the write side has not moved: when it records none, this fails, so the list
-    /// above is emptied and the check covers everything.
-    @Test func writeSideStillNamesFormats() throws {
-        let found = try Self.scanned.get().filter { Self.isWriteSide($0.path) }
-        withKnownIssue("the write side has not moved into Formats/<NAME>/ yet") {
-            #expect(found.count == 0, "\(found.count) format names on the write side:\n\(found.map(\.text).joined(separator: "\n"))")
-        }
     }
 
     @Test func findsFormatNamesInCodeOnly() {
@@ -80,7 +55,6 @@ import Testing
     /// The format's own C modules (the JPEG and PNG parts of CImageCodecs show as `cic_jpeg_…`, `cic_png_…`).
     static let cModules: Set = ["CHeif", "CWebP", "CGif", "CPNG", "CJXL"]
 
-    static func isWriteSide(_ path: String) -> Bool { writeSide.contains { path.hasPrefix($0) } }
 
     static func violations() throws -> [Violation] {
         var found: [Violation] = []

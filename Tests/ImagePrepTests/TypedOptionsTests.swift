@@ -51,8 +51,8 @@ import Testing
         #expect(try compress(["--to=webp", "--max-bytes", "1MB"])[.to] == .webp)
         // compress writes the lossy formats only: its --to lists them.
         #expect(usageError(["--to", "png", "--max-bytes", "1MB"], spec: CompressCommand.spec)
-            == "invalid value 'png' for '--to': expected jpeg, webp, avif or heic; see 'imgprep compress --help'")
-        #expect(usageError(["--to", "gif"]) == "invalid value 'gif' for '--to': expected jpeg, png, webp, avif or heic; see 'imgprep convert --help'")
+            == "invalid value 'png' for '--to': expected jpeg, webp, jxl, avif or heic; see 'imgprep compress --help'")
+        #expect(usageError(["--to", "gif"]) == "invalid value 'gif' for '--to': expected jpeg, png, webp, jxl, avif or heic; see 'imgprep convert --help'")
     }
 
     @Test func flags() throws {

@@ -8,6 +8,7 @@ public enum Formats {
         PNGFormatReader(),
         WebPFormatReader(),
         GIFFormatReader(),
+        JXLFormatReader(),
         HEIFFormatReader(),
     ]
 
@@ -16,6 +17,7 @@ public enum Formats {
         JPEGFormatWriter(),
         PNGFormatWriter(),
         WebPFormatWriter(),
+        JXLFormatWriter(),
         AVIFFormatWriter(),
         HEICFormatWriter(),
     ]

@@ -18,4 +18,23 @@ public protocol ImageFormatReader: Sendable {
     func describe(_ file: [UInt8], format: SniffedFormat) throws -> ImageDescription
     /// The libraries whose versions decide the decoded pixels (part of the cache key).
     var libraries: [CodecLibrary] { get }
+    /// Whether the file's picture is coded as 8x8 DCT blocks that another format can take over losslessly
+    /// (JPEG's, which JPEG XL recompresses), rather than only as pixels.
+    var codedAsDCTBlocks: Bool { get }
+    /// The file's size and warnings when it needs no new pixels and no metadata change for `settings`
+    /// (upright, within --max-dimension, its own colours kept, metadata as it is, no gain map to drop), so
+    /// that a writer may keep its coded picture; nil when it must change.
+    func unchanged(_ file: [UInt8], settings: ConversionSettings) throws -> UnchangedInput?
+}
+
+/// An input that can be written with its coded picture as it is (ImageFormatReader.unchanged).
+public struct UnchangedInput: Sendable {
+    public var width: Int
+    public var height: Int
+    public var warnings: [String]
+}
+
+extension ImageFormatReader {
+    public var codedAsDCTBlocks: Bool { false }
+    public func unchanged(_ file: [UInt8], settings: ConversionSettings) throws -> UnchangedInput? { nil }
 }

@@ -23,6 +23,9 @@ public protocol ImageFormatWriter: Sendable {
     var options: [FormatOptionDeclaration] { get }
     /// Whether `format` (a sniffed input) is this same format, so its bytes may be kept as they are.
     func isSameFormat(as format: SniffedFormat) -> Bool
+    /// Whether `keepingInput` is asked about an input of `format` before it is decoded: inputs of this same
+    /// format by default; a writer may also take another format's file as it is (JPEG XL recompresses a JPEG).
+    func considersKeeping(_ format: SniffedFormat) -> Bool
     /// An input of this same format that needs no new pixels, kept (or losslessly turned) rather than
     /// re-encoded; nil when it needs re-encoding. May resolve `settings` for the re-encode.
     func keepingInput(_ file: [UInt8], settings: inout ConversionSettings) throws -> PreparedImage?
@@ -52,4 +55,5 @@ extension ImageFormatWriter {
     public func gainMapEncoder(base: any ImageEncoding, gainMap: GainMap, pictureSize: (width: Int, height: Int),
                                threads: Int) -> (any ImageEncoding)? { nil }
     public func writtenGainMap(in output: [UInt8]) -> WrittenGainMap? { nil }
+    public func considersKeeping(_ format: SniffedFormat) -> Bool { isSameFormat(as: format) }
 }

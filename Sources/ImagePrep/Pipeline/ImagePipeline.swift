@@ -30,7 +30,7 @@ public enum ImagePipeline {
         var settings = settings
         // An input already in the output format may need no new pixels (each writer's `keepingInput`).
         let outputFormat = settings.format.writer
-        if outputFormat.isSameFormat(as: format), let kept = try outputFormat.keepingInput(file, settings: &settings) { return kept }
+        if outputFormat.considersKeeping(format), let kept = try outputFormat.keepingInput(file, settings: &settings) { return kept }
 
         let decoder = format.reader.decoder
         let stored = try decoder.header(of: file)

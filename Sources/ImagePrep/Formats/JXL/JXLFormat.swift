@@ -1,0 +1,54 @@
+/// JPEG XL in: libjxl, a bare codestream or the ISO-BMFF container, lossy, lossless or JPEG-recompressed,
+/// with its ICC profile and its Exif and XMP boxes (compressed `brob` boxes too). The first frame of an
+/// animation.
+struct JXLFormatReader: ImageFormatReader {
+    func sniff(_ bytes: [UInt8]) -> Result<SniffedFormat, ImagePrepError>? {
+        JXLStructure.isJXL(bytes) ? .success(.jxl) : nil
+    }
+    func reads(_ format: SniffedFormat) -> Bool { format == .jxl }
+    func name(of format: SniffedFormat) -> String { "a JPEG XL image" }
+    func probeHeader(_ file: [UInt8]) -> ImageHeader? { JXLStructure.header(file) }
+    var decoder: any ImageDecoding { JXLDecoder() }
+    func describe(_ file: [UInt8], format: SniffedFormat) throws -> ImageDescription { try JXLDescription.describe(file) }
+    var libraries: [CodecLibrary] { [.libjxl] }
+}
+
+/// JPEG XL out: libjxl, lossy or (`--lossless`) exact pixels; keeps alpha. With `--lossless`, a JPEG
+/// input that needs no change is recompressed as it is (`djxl` gives the same JPEG back, byte for byte).
+struct JXLFormatWriter: ImageFormatWriter {
+    var format: OutputFormat { .jxl }
+    var displayName: String { "JPEG XL" }
+    var fileExtensions: [String] { ["jxl"] }
+    var defaultQuality: Int { JXLDefaults.quality }
+    var offersLosslessMode: Bool { true }
+    /// Boxes for EXIF, XMP (each up to 2^64 bytes) and the ICC profile in the codestream: the defaults.
+    var traits: FormatTraits { FormatTraits(sizeModel: .jxl) }
+    func isSameFormat(as format: SniffedFormat) -> Bool { format == .jxl }
+    /// An input whose coded picture libjxl can take over (`codedAsDCTBlocks`) is asked first
+    /// (`keepingInput`): with --lossless it may be recompressed as it is.
+    func considersKeeping(_ format: SniffedFormat) -> Bool { format == .jxl || format.reader.codedAsDCTBlocks }
+    func keepingInput(_ file: [UInt8], settings: inout ConversionSettings) throws -> PreparedImage? {
+        try JXLRecompression.prepare(file, settings: settings)
+    }
+    func encoder(for settings: ConversionSettings, searching: Bool, transposedBlocks: Bool, threads: Int) -> any ImageEncoding {
+        JXLEncoder(lossless: settings.lossless, threads: threads)
+    }
+    var libraries: [CodecLibrary] { [.libjxl] }
+}
+
+extension SizeModel {
+    /// libjxl: the butteraugli distance the quality maps to (JXLEncoder.distance, as cjxl 0.7 maps `-q`).
+    public static let jxl = SizeModel(
+        name: "jxl",
+        scale: { q in Double(max(JXLEncoder.distance(quality: q), 0.05)) },
+        sameSetting: { q in q...q },
+        typicalSlope: JXLDefaults.typicalSlope, probeRatio: JXLDefaults.probeRatio)
+}
+
+extension OutputFormat {
+    public static let jxl = OutputFormat(declaring: "jxl")
+}
+
+extension SniffedFormat {
+    public static let jxl = SniffedFormat(declaring: "jxl")
+}
