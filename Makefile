@@ -34,7 +34,7 @@ JPEG_DEV := $(shell grep -Eqs '^ID(_LIKE)?=.*ubuntu' /etc/os-release && echo lib
 # back, imagecodecs (it bundles libultrahdr) reads Ultra HDR JPEGs back: readers that are not ours.
 # zsh and fish: the completion tests run the generated scripts in them (bash is always there).
 DEPS := zsh fish pkg-config libheif-dev libexif-dev $(JPEG_DEV) libturbojpeg0-dev libpng-dev libwebp-dev liblcms2-dev libgif-dev libheif-examples libimage-exiftool-perl imagemagick libvips-tools libjpeg-turbo-progs webp libavif-bin jq python3-venv libjxl-dev libjxl-tools chromium
-BENCH_DEPS := libvips-tools imagemagick libheif-examples jpegoptim time webp jq python3
+BENCH_DEPS := libvips-tools imagemagick libheif-examples jpegoptim time webp jq python3 libjxl-tools
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 # Install only the packages dpkg does not list as installed, so a prepared machine skips apt entirely.

@@ -12,7 +12,7 @@
 #   CORPUS       corpus root (default ../shared/corpus, relative to the repo); read only, never copied
 #   BENCH_RUNS   timed runs per tool and workload; the table shows the median (default 3)
 #   BENCH_TABLE  where to write the page (default docs/benchmark.md; empty = don't write)
-#   BENCH_WORKLOADS  which workloads to run (default "1 2 3 4 5 6 7 8 9 hdr gif cache stream"; W3's ratios need W1)
+#   BENCH_WORKLOADS  which workloads to run (default "1 2 3 4 5 6 7 8 9 10 11 hdr gif cache stream"; W3's ratios need W1)
 #   BENCH_200MP  1 = also time the 200 MP Samsung HEIC as its own row set (W1b); off by default
 #                because one file takes ~7 s per tool per run and ImageMagick's policy refuses it
 #   CONVERT      ImageMagick 6 convert (default /usr/bin/convert: the real binary, not a wrapper)
@@ -39,7 +39,7 @@ CORPUS=${CORPUS:-../shared/corpus}
 BENCH_RUNS=${BENCH_RUNS:-3}
 BENCH_TABLE=${BENCH_TABLE-docs/benchmark.md}
 BENCH_200MP=${BENCH_200MP:-0}
-BENCH_WORKLOADS=${BENCH_WORKLOADS:-1 2 3 4 5 6 7 8 9 hdr gif cache stream}
+BENCH_WORKLOADS=${BENCH_WORKLOADS:-1 2 3 4 5 6 7 8 9 10 11 hdr gif cache stream}
 BENCH_QUIET_WAIT=${BENCH_QUIET_WAIT:-120}
 if [[ -z ${CONVERT:-} ]]; then
   if [[ -x /usr/bin/convert ]]; then CONVERT=/usr/bin/convert; else CONVERT=convert; fi
@@ -49,6 +49,12 @@ JPEGOPTIM_KB=$((BUDGET / 1024))     # jpegoptim -S counts kilobytes of 1024: 976
 WEBP_BUDGET=500000                  # W7: imgprep and cwebp -size aim at the same byte count
 AOM_SPEED=6                         # W8: imgprep's libaom speed; vips heifsave's effort is 9 - speed
 AVIF_BUDGET=150000                  # W9: the AVIF byte budget
+JXL_QUALITY=86                      # W10: imgprep's JPEG XL default quality
+JXL_EFFORT=5                        # W10: and its libjxl effort
+# W11: the corpus JPEGs that are photos, upright and without a gain map: what recompresses as it is
+# (recurser__Landscape_0.jpg says Orientation 0, which is no orientation: imgprep writes 1, so re-encodes it).
+RECOMPRESS_JPEGS=(immich__empty_gps.jpg immich__thompson-springs.jpg libvips__sample.jpg ljt__testorig.jpg nuke__image-p3.jpg
+  pillow__icc_profile_big.jpg pillow__xmp_test.jpg recurser__Landscape_1.jpg)
 export CONVERT                      # used inside the xargs sh -c snippets
 
 die() { echo "bench: $*" >&2; exit 1; }
@@ -620,6 +626,53 @@ w8_avif() {
   headline "W8 (HEIC to AVIF)" "vips copy"
 }
 
+# W10: HEIC -> JPEG XL at JXL_QUALITY, libjxl effort JXL_EFFORT for both: vips jxlsave gets the distance
+# cjxl's (and imgprep's) quality mapping gives, so the same libjxl encodes the same target. Bytes beside
+# the times: vips keeps no EXIF or XMP in JPEG XL, imgprep does.
+w10_jxl() {
+  local O=$TMP/out10 d l f stem
+  d=$(awk -v q="$JXL_QUALITY" 'BEGIN {printf "%.3f", q >= 30 ? 0.1 + (100 - q) * 0.09 : 6.4 + (2.5 ^ ((30 - q) / 5)) / 6.25}')
+  export JXL_DISTANCE=$d JXL_EFFORT
+  echo "== W10: HEIC → JPEG XL q$JXL_QUALITY (distance $d), effort $JXL_EFFORT" >&2
+  local ours=(imgprep "$O/imgprep" "$IMGPREP" convert "${INPUTS[@]}" --to jxl --quality "$JXL_QUALITY" -o "$O/imgprep" -j 2 --quiet)
+  local vips=("vips copy" "$O/vips" "${X2[@]}" 'vips copy "$1" "$OUT/$(basename "${1%.*}").jxl[distance=$JXL_DISTANCE,effort=$JXL_EFFORT]"')
+  measure ours vips
+  table "W10: HEIC → JPEG XL q$JXL_QUALITY (distance $d, effort $JXL_EFFORT)" imgprep imgprep "vips copy"
+  local -A total=()
+  for l in imgprep vips; do
+    total[$l]=0
+    for f in "$O/$l"/*.jxl; do [[ -f $f ]] && total[$l]=$((total[$l] + $(stat -c %s "$f"))); done
+  done
+  emit ""
+  emit "- bytes written: imgprep $(commas "${total[imgprep]}") (with the photos' EXIF and XMP), vips $(commas "${total[vips]}") (without)"
+  headline "W10 (HEIC to JPEG XL)" "vips copy"
+}
+
+# W11: the corpus's camera JPEGs recompressed losslessly into JPEG XL (djxl gives back each input byte
+# for byte), against cjxl, which does the same by default: time, and the bytes saved.
+w11_jxl_recompress() {
+  local O=$TMP/out11 f stem l exact=0 in_total=0
+  local -A total=()
+  echo "== W11: JPEG → JPEG XL, lossless recompression (${#INPUTS[@]} files)" >&2
+  local ours=(imgprep "$O/imgprep" "$IMGPREP" convert "${INPUTS[@]}" --to jxl --lossless -o "$O/imgprep" -j 2 --quiet)
+  local cjxl=("cjxl" "$O/cjxl" "${X2[@]}" 'cjxl --quiet "$1" "$OUT/$(basename "${1%.*}").jxl"')
+  measure ours cjxl
+  table "W11: JPEG → JPEG XL, lossless recompression (${#INPUTS[@]} files)" imgprep imgprep cjxl
+  # The outputs of each tool's last (untimed, memory-sampled) run are still there.
+  for f in "${INPUTS[@]}"; do
+    stem=$(basename "${f%.*}")
+    in_total=$((in_total + $(stat -c %s "$f")))
+    djxl "$O/imgprep/$stem.jxl" "$O/back.jpg" >/dev/null 2>&1 && cmp -s "$f" "$O/back.jpg" && exact=$((exact + 1))
+  done
+  for l in imgprep cjxl; do
+    total[$l]=0
+    for f in "$O/$l"/*.jxl; do [[ -f $f ]] && total[$l]=$((total[$l] + $(stat -c %s "$f"))); done
+  done
+  emit ""
+  emit "- inputs $(commas "$in_total") bytes; imgprep $(commas "${total[imgprep]}") ($(awk -v a="${total[imgprep]}" -v b="$in_total" 'BEGIN {printf "%.1f", 100 * (1 - a / b)}')% saved), cjxl $(commas "${total[cjxl]}") ($(awk -v a="${total[cjxl]}" -v b="$in_total" 'BEGIN {printf "%.1f", 100 * (1 - a / b)}')% saved); imgprep's files that \`djxl\` turns back into the input byte for byte: $exact/${#INPUTS[@]}; imgprep stores EXIF and XMP uncompressed, so that exiftool 12.57 reads them, where cjxl brotli-compresses them"
+  headline "W11 (JPEG to JPEG XL, lossless; imgprep saves $(awk -v a="${total[imgprep]}" -v b="$in_total" 'BEGIN {printf "%.1f", 100 * (1 - a / b)}')% of the bytes, cjxl $(awk -v a="${total[cjxl]}" -v b="$in_total" 'BEGIN {printf "%.1f", 100 * (1 - a / b)}')%)" cjxl
+}
+
 # W9: HEIC -> AVIF of at most AVIF_BUDGET bytes, metadata included. No rival here has a byte budget for
 # AVIF (libavif 0.11's avifenc has no --target-size; vips and sharp have none), so this is imgprep alone,
 # run once: files over the budget (checked on disk), trials per file and the time.
@@ -780,7 +833,7 @@ PY
 
 wanted() { [[ " $BENCH_WORKLOADS " == *" $1 "* ]]; }
 
-for t in vips vipsthumbnail heif-convert jpegoptim identify jq cwebp; do have "$t" || die "$t missing (make bench-deps)"; done
+for t in vips vipsthumbnail heif-convert jpegoptim identify jq cwebp cjxl djxl; do have "$t" || die "$t missing (make bench-deps)"; done
 have "$CONVERT" || die "ImageMagick convert missing (make bench-deps)"
 
 # head LINE... : lines for the top of the page (machine, versions, method), written before any run.
@@ -820,6 +873,8 @@ head_emit "# Benchmark" "" \
   "- **W7**: the W4 JPEGs to WebP of at most $(commas "$WEBP_BUDGET") bytes each, metadata included" \
   "- **W8**: device photos to AVIF at quality 50, libaom at speed $AOM_SPEED for both tools" \
   "- **W9**: device photos to AVIF of at most $(commas "$AVIF_BUDGET") bytes each (no rival has an AVIF byte budget)" \
+  "- **W10**: device photos to JPEG XL at imgprep's default quality ($JXL_QUALITY) and effort ($JXL_EFFORT), vips given the same distance and effort" \
+  "- **W11**: the corpus's upright photo JPEGs without a gain map recompressed losslessly into JPEG XL (\`djxl\` gives each back byte for byte), against cjxl, which does the same by default" \
   "- **cache**: the device photos converted with an empty \`--cache\`, then a fresh copy of them (new paths and modification times, as a CI checkout gives) converted again with that cache" \
   "- **HDR**: the corpus photos with a gain map (an iPhone HEIC, an Ultra HDR JPEG) to JPEG at quality 85, the map kept as Ultra HDR against \`--hdr drop\`" \
   "- **GIF**: animated GIFs (pans across four device photos, made with ImageMagick, and the animated test fixtures) to animated WebP at quality 80 and lossless, against gif2webp (-lossy and -mixed) and vips, with bytes and PSNR against what a browser shows (gif2webp's lossless output), photo pans and synthetic apart, and gif2webp's bytes at imgprep's PSNR" \
@@ -864,6 +919,13 @@ INPUTS=("${HEICS[@]}")
 wanted 6 && w6_webp
 wanted 8 && w8_avif
 wanted 9 && w9_avif_budget
+wanted 10 && w10_jxl
+if wanted 11; then
+  INPUTS=()
+  for f in "${RECOMPRESS_JPEGS[@]}"; do [[ -f $CORPUS/jpeg/$f ]] && INPUTS+=("$CORPUS/jpeg/$f"); done
+  w11_jxl_recompress
+  INPUTS=("${HEICS[@]}")
+fi
 if wanted 7; then
   INPUTS=("${Q95_JPEGS[@]}")
   w7_webp_budget

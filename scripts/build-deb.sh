@@ -54,11 +54,16 @@ grep -q '^ Permission is hereby granted' "$root/usr/share/doc/imgprep/copyright"
 printf 'Source: imgprep\n\nPackage: imgprep\nArchitecture: any\n' > "$work/debian/control"
 depends=$(cd "$work" && dpkg-shlibdeps -O -edebian/imgprep/usr/bin/imgprep | sed -n 's/^shlibs:Depends=//p')
 [ -n "$depends" ] || { echo "build-deb: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
-# libheif is opened at first use, not linked (Sources/CHeif/LazyHeif.c), so dpkg-shlibdeps cannot see
-# it: add it as its own shlibs file states it, as dpkg-shlibdeps would have.
-heif=$(awk '$1 == "libheif" && $2 == "1" {sub(/^[^ ]+ [^ ]+ /, ""); print}' "$(dpkg-query --control-path libheif1 shlibs)")
-[ -n "$heif" ] || { echo "build-deb: no shlibs entry for libheif.so.1 (is libheif1 installed?)" >&2; exit 1; }
-depends="$depends, $heif"
+# libheif and libjxl are opened at first use, not linked (Sources/CHeif/LazyHeif.c, Sources/CJXL/LazyJXL.c),
+# so dpkg-shlibdeps cannot see them: add each as its own shlibs file states it, as dpkg-shlibdeps would have.
+opened_at_first_use() {   # PACKAGE LIBRARY SONAME-VERSION
+  local entry
+  entry=$(awk -v l="$2" -v v="$3" '$1 == l && $2 == v {sub(/^[^ ]+ [^ ]+ /, ""); print}' "$(dpkg-query --control-path "$1" shlibs)")
+  [ -n "$entry" ] || { echo "build-deb: no shlibs entry for $2.so.$3 (is $1 installed?)" >&2; exit 1; }
+  depends="$depends, $entry"
+}
+opened_at_first_use libheif1 libheif 1
+opened_at_first_use libjxl0.7 libjxl 0.7
 
 cat > "$root/DEBIAN/control" <<CONTROL
 Package: imgprep

@@ -41,26 +41,16 @@ if [[ -x $build/imgprep-fuzz ]] && ! find Sources Fuzz Tests/ImagePrepTests/Fuzz
   echo "fuzz: $build/imgprep-fuzz is up to date"
 else
 echo "fuzz: building (AddressSanitizer + libFuzzer coverage)"
-# SwiftPM writes module maps for our C targets; swiftc needs its own.
-cat >"$build/include/module.modulemap" <<EOF
-module CImageCodecs {
-    header "$root/Sources/CImageCodecs/include/CImageCodecs.h"
-    export *
-}
-module CHeif {
-    header "$root/Sources/CHeif/include/CHeif.h"
-    export *
-}
-module CJXL {
-    header "$root/Sources/CJXL/include/CJXL.h"
-    export *
-}
-EOF
+# SwiftPM writes module maps for our C targets (every Sources/C*/ with C sources); swiftc needs its own.
+c_targets=$(for dir in Sources/C*/; do compgen -G "$dir*.c" >/dev/null && basename "$dir"; done)
+for target in $c_targets; do
+  printf 'module %s {\n    header "%s"\n    export *\n}\n' "$target" "$root/Sources/$target/include/$target.h"
+done >"$build/include/module.modulemap"
 rm -f "$build"/obj/*.o   # an object left from a deleted or renamed source would be linked too
-for target in CImageCodecs CHeif CJXL; do
+for target in $c_targets; do
   for source in Sources/$target/*.c; do
     "$clang" -fsanitize=fuzzer-no-link,address -O1 -g -fPIC -I Sources/$target/include \
-      $(pkg-config --cflags $packages) -c "$source" -o "$build/obj/$(basename "$source" .c).o"
+      $(pkg-config --cflags $packages) -c "$source" -o "$build/obj/$target-$(basename "$source" .c).o"
   done
 done
 modules=(-I Sources/CExif -I Sources/CWebP -I Sources/CGif -I Sources/CLCMS -I "$build/include"
@@ -84,7 +74,8 @@ copy_seeds() {   # copies files of at most $1 bytes found under the remaining ar
   find "$@" -type f -size -"$limit"c -not -name '*.md' -not -name '*.tsv' 2>/dev/null |
     while IFS= read -r file; do cp "$file" "$build/seeds/files/$(echo "$file" | tr '/' '_')"; done
 }
-copy_seeds 4000000 Tests/Fixtures/heic Tests/Fixtures/webp Tests/Fixtures/gif Tests/Fixtures/jxl Tests/Fixtures/bad ${corpus:+"$corpus"}
+# Every fixture folder but the fuzzer's own regression inputs, and the corpus.
+copy_seeds 4000000 $(find Tests/Fixtures -mindepth 1 -maxdepth 1 -type d -not -name fuzz | sort) ${corpus:+"$corpus"}
 if command -v exiftool >/dev/null; then   # one run each: -w writes a file per input that has the block
   exiftool -q -q -b -exif -w! "$build/seeds/exif/%f.%e.tiff" "$build/seeds/files" >/dev/null 2>&1 || true
   exiftool -q -q -b -xmp -w! "$build/seeds/xmp/%f.%e.xmp" "$build/seeds/files" >/dev/null 2>&1 || true
