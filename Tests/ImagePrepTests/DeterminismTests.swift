@@ -52,8 +52,8 @@ import Testing
     }
 
     /// The command line: the same files at -j 1 and -j 4, one at a time and in a batch, with the threads
-    /// per picture forced to 1 and to 4, write the same bytes (budget searches in JPEG, WebP and AVIF).
-    @Test(arguments: [("jpeg", "80KB"), ("webp", "40KB"), ("avif", "25KB")])
+    /// per picture forced to 1 and to 4, write the same bytes (budget searches in JPEG, WebP, AVIF and JPEG XL).
+    @Test(arguments: [("jpeg", "80KB"), ("webp", "40KB"), ("avif", "25KB"), ("jxl", "40KB")])
     func theSameFilesGiveTheSameBytesAloneOrInABatchAtAnyJobs(_ format: String, _ budget: String) throws {
         let dir = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
