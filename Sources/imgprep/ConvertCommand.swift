@@ -3,7 +3,7 @@ import ImagePrep
 struct ConvertCommand: Command {
     static let spec = CommandSpec(
         name: "convert",
-        abstract: "convert HEIC/HEIF/AVIF, JPEG, PNG, WebP and GIF to upright \(OutputFormatHelp.names(OutputFormat.allCases)) with metadata intact (animations stay animated in \(OutputFormatHelp.names(OutputFormatHelp.animated, "and")))",
+        abstract: "convert \(Formats.list(Formats.readers.map(\.displayName), "and")) to upright \(OutputFormatHelp.names(OutputFormat.allCases)) with metadata intact (animations stay animated in \(OutputFormatHelp.names(OutputFormatHelp.animated, "and")))",
         usage: "imgprep convert [options] FILE... | DIR... -r",
         options: [Option.to, Option.quality, Flag.lossless, Option.maxBytes]
             + SharedOptions.image(writing: OutputFormat.allCases) + SharedOptions.search + SharedOptions.batch,

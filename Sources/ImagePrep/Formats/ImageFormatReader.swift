@@ -7,6 +7,8 @@ public protocol ImageFormatReader: Sendable {
     func sniff(_ bytes: [UInt8]) -> Result<SniffedFormat, ImagePrepError>?
     /// Whether `format` is one this reader handles.
     func reads(_ format: SniffedFormat) -> Bool
+    /// How help lists the files it reads: "JPEG", "HEIC/HEIF/AVIF".
+    var displayName: String { get }
     /// How messages name a file of `format`: "a JPEG image".
     func name(of format: SniffedFormat) -> String
     /// The picture's header from a file's first bytes, without a codec library (nil when they do not tell):

@@ -27,8 +27,9 @@ public protocol ImageFormatWriter: Sendable {
     /// format by default; a writer may also take another format's file as it is (JPEG XL recompresses a JPEG).
     func considersKeeping(_ format: SniffedFormat) -> Bool
     /// An input of this same format that needs no new pixels, kept (or losslessly turned) rather than
-    /// re-encoded; nil when it needs re-encoding. May resolve `settings` for the re-encode.
-    func keepingInput(_ file: [UInt8], settings: inout ConversionSettings) throws -> PreparedImage?
+    /// re-encoded; nil when it needs re-encoding. May resolve `settings` for the re-encode, and add to
+    /// `notes` what the re-encode's warnings should say about why the input was not kept.
+    func keepingInput(_ file: [UInt8], settings: inout ConversionSettings, notes: inout [String]) throws -> PreparedImage?
     /// The encoder for `settings`.
     /// - Parameters:
     ///   - searching: the encoder serves a budget search (one fixed chroma setting throughout).
@@ -51,7 +52,7 @@ extension ImageFormatWriter {
     public var offersLosslessMode: Bool { false }
     public var replacesInPlace: Bool { false }
     public var options: [FormatOptionDeclaration] { [] }
-    public func keepingInput(_ file: [UInt8], settings: inout ConversionSettings) throws -> PreparedImage? { nil }
+    public func keepingInput(_ file: [UInt8], settings: inout ConversionSettings, notes: inout [String]) throws -> PreparedImage? { nil }
     public func gainMapEncoder(base: any ImageEncoding, gainMap: GainMap, pictureSize: (width: Int, height: Int),
                                threads: Int) -> (any ImageEncoding)? { nil }
     public func writtenGainMap(in output: [UInt8]) -> WrittenGainMap? { nil }

@@ -30,7 +30,9 @@ public enum ImagePipeline {
         var settings = settings
         // An input already in the output format may need no new pixels (each writer's `keepingInput`).
         let outputFormat = settings.format.writer
-        if outputFormat.considersKeeping(format), let kept = try outputFormat.keepingInput(file, settings: &settings) { return kept }
+        var notKept: [String] = []
+        if outputFormat.considersKeeping(format),
+           let kept = try outputFormat.keepingInput(file, settings: &settings, notes: &notKept) { return kept }
 
         let decoder = format.reader.decoder
         let stored = try decoder.header(of: file)
@@ -46,6 +48,7 @@ public enum ImagePipeline {
         options.keepsYCbCr420 = shrinkingTo == nil && plain.takesYCbCr420 && settings.color == .keep
         options.readsGainMap = GainMapPlan.writes(settings)
         var decoded = try decoder.decode(file, options: options)
+        decoded.warnings = notKept + decoded.warnings
         onStage(.orient)
         var picture = decoded.content.oriented(decoded.orientation)
         if picture.width * picture.height > settings.maxPixels {   // a header that understated the size

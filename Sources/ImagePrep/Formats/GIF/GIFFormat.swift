@@ -4,6 +4,7 @@ struct GIFFormatReader: ImageFormatReader {
         GIFStructure.signatures.contains(where: { bytes.starts(with: $0) }) ? .success(.gif) : nil
     }
     func reads(_ format: SniffedFormat) -> Bool { format == .gif }
+    var displayName: String { "GIF" }
     func name(of format: SniffedFormat) -> String { "a GIF image" }
     func probeHeader(_ file: [UInt8]) -> ImageHeader? { HeaderProbe.gif(file) }
     var decoder: any ImageDecoding { GIFDecoder() }

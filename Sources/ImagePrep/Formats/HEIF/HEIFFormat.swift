@@ -19,6 +19,7 @@ struct HEIFFormatReader: ImageFormatReader {
         return .success(.heif(majorBrand: ftyp.major, compatibleBrands: ftyp.compatible))
     }
     func reads(_ format: SniffedFormat) -> Bool { format.identity == SniffedFormat.heifIdentity }
+    var displayName: String { "HEIC/HEIF/AVIF" }
     func name(of format: SniffedFormat) -> String { Self.isAVIF(format) ? "an AVIF image" : "a HEIF image" }
     func probeHeader(_ file: [UInt8]) -> ImageHeader? { HeaderProbe.heif(file) }
     var decoder: any ImageDecoding { HeifDecoder() }

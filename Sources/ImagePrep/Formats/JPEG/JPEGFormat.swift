@@ -6,6 +6,7 @@ struct JPEGFormatReader: ImageFormatReader {
         bytes.starts(with: [0xFF, 0xD8, 0xFF]) ? .success(.jpeg) : nil
     }
     func reads(_ format: SniffedFormat) -> Bool { format == .jpeg }
+    var displayName: String { "JPEG" }
     func name(of format: SniffedFormat) -> String { "a JPEG image" }
     func probeHeader(_ file: [UInt8]) -> ImageHeader? { HeaderProbe.jpeg(file) }
     var decoder: any ImageDecoding { JPEGDecoder() }
@@ -40,7 +41,7 @@ struct JPEGFormatWriter: ImageFormatWriter {
     static let progressive = FormatOptionDeclaration.flag("progressive", help: "write progressive JPEG")
     var options: [FormatOptionDeclaration] { [Self.progressive] }
     func isSameFormat(as format: SniffedFormat) -> Bool { format == .jpeg }
-    func keepingInput(_ file: [UInt8], settings: inout ConversionSettings) throws -> PreparedImage? {
+    func keepingInput(_ file: [UInt8], settings: inout ConversionSettings, notes: inout [String]) throws -> PreparedImage? {
         try JPEGInput.prepare(file, settings: &settings)
     }
     func encoder(for settings: ConversionSettings, searching: Bool, transposedBlocks: Bool, threads: Int) -> any ImageEncoding {

@@ -6,6 +6,7 @@ struct JXLFormatReader: ImageFormatReader {
         JXLStructure.isJXL(bytes) ? .success(.jxl) : nil
     }
     func reads(_ format: SniffedFormat) -> Bool { format == .jxl }
+    var displayName: String { "JPEG XL" }
     func name(of format: SniffedFormat) -> String { "a JPEG XL image" }
     func probeHeader(_ file: [UInt8]) -> ImageHeader? { JXLStructure.header(file) }
     var decoder: any ImageDecoding { JXLDecoder() }
@@ -27,8 +28,8 @@ struct JXLFormatWriter: ImageFormatWriter {
     /// An input whose coded picture libjxl can take over (`codedAsDCTBlocks`) is asked first
     /// (`keepingInput`): with --lossless it may be recompressed as it is.
     func considersKeeping(_ format: SniffedFormat) -> Bool { format == .jxl || format.reader.codedAsDCTBlocks }
-    func keepingInput(_ file: [UInt8], settings: inout ConversionSettings) throws -> PreparedImage? {
-        try JXLRecompression.prepare(file, settings: settings)
+    func keepingInput(_ file: [UInt8], settings: inout ConversionSettings, notes: inout [String]) throws -> PreparedImage? {
+        try JXLRecompression.prepare(file, settings: settings, notes: &notes)
     }
     func encoder(for settings: ConversionSettings, searching: Bool, transposedBlocks: Bool, threads: Int) -> any ImageEncoding {
         JXLEncoder(lossless: settings.lossless, threads: threads)

@@ -5,11 +5,21 @@
 enum JXLRecompression {
     /// The recompressed file, or nil when the input is not DCT-coded, must change (turned, resized,
     /// converted, re-tagged, a gain map dropped), is over a budget, or libjxl cannot store it for
-    /// reconstruction: it is then re-encoded from its pixels.
-    static func prepare(_ file: [UInt8], settings: ConversionSettings) throws -> PreparedImage? {
-        guard settings.lossless, let reader = try? FormatSniffer.sniff(file).get().reader, reader.codedAsDCTBlocks,
-              let input = try reader.unchanged(file, settings: settings) else { return nil }
-        guard let bytes = try? recompress(file) else { return nil }
+    /// reconstruction: it is then re-encoded from its pixels, and `notes` says why (that file is several
+    /// times the input's size).
+    static func prepare(_ file: [UInt8], settings: ConversionSettings, notes: inout [String]) throws -> PreparedImage? {
+        guard settings.lossless, let reader = try? FormatSniffer.sniff(file).get().reader, reader.codedAsDCTBlocks else { return nil }
+        guard let input = try reader.unchanged(file, settings: settings) else {
+            notes.append("--lossless: the JPEG must change (turned, resized, converted, re-tagged or its gain map dropped), so its pixels are stored, in a far larger file than the JPEG recompressed")
+            return nil
+        }
+        let bytes: [UInt8]
+        do {
+            bytes = try recompress(file)
+        } catch {
+            notes.append("--lossless: the JPEG cannot be recompressed as it is (\(error)), so its pixels are stored, in a far larger file")
+            return nil
+        }
         if let budget = settings.budget, bytes.count > budget.maxBytes { return nil }
         return PreparedImage(bytes: bytes, format: .jxl, width: input.width, height: input.height, quality: nil,
                              encodes: 1, passedThrough: false, lossless: true, warnings: input.warnings)

@@ -4,6 +4,7 @@ struct PNGFormatReader: ImageFormatReader {
         bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) ? .success(.png) : nil
     }
     func reads(_ format: SniffedFormat) -> Bool { format == .png }
+    var displayName: String { "PNG" }
     func name(of format: SniffedFormat) -> String { "a PNG image" }
     func probeHeader(_ file: [UInt8]) -> ImageHeader? { HeaderProbe.png(file) }
     var decoder: any ImageDecoding { PNGDecoder() }

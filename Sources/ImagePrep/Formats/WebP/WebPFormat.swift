@@ -8,6 +8,7 @@ struct WebPFormatReader: ImageFormatReader {
         bytes.count >= 12 && bytes.starts(with: Array("RIFF".utf8)) && bytes[8..<12].elementsEqual("WEBP".utf8) ? .success(.webp) : nil
     }
     func reads(_ format: SniffedFormat) -> Bool { format == .webp }
+    var displayName: String { "WebP" }
     func name(of format: SniffedFormat) -> String { "a WebP image" }
     func probeHeader(_ file: [UInt8]) -> ImageHeader? { HeaderProbe.webp(file) }
     var decoder: any ImageDecoding { WebPDecoder() }
@@ -35,7 +36,7 @@ struct WebPFormatWriter: ImageFormatWriter {
         return traits
     }
     func isSameFormat(as format: SniffedFormat) -> Bool { format == .webp }
-    func keepingInput(_ file: [UInt8], settings: inout ConversionSettings) throws -> PreparedImage? {
+    func keepingInput(_ file: [UInt8], settings: inout ConversionSettings, notes: inout [String]) throws -> PreparedImage? {
         try WebPInput.passThrough(file, settings: settings)
     }
     func encoder(for settings: ConversionSettings, searching: Bool, transposedBlocks: Bool, threads: Int) -> any ImageEncoding {
