@@ -36,13 +36,15 @@ done
 mkdir -p "$build/obj" "$build/include" "$build/seeds" "$build/corpus" "$build/artifacts"
 
 # ---- Build (skipped when nothing it is made from changed) ---------------------------------------
-if [[ -x $build/imgprep-fuzz ]] && ! find Sources Fuzz Tests/ImagePrepTests/FuzzTargets.swift Tests/ImagePrepTests/FormatFuzzTargets scripts/fuzz.sh \
-     -newer "$build/imgprep-fuzz" | grep -q .; then
+# (-print -quit: find stops at the first newer file; with grep -q alone it could be killed by SIGPIPE,
+# which pipefail reads as "nothing newer".)
+if [[ -x $build/imgprep-fuzz ]] && [[ -z $(find Sources Fuzz Tests/ImagePrepTests/FuzzTargets.swift Tests/ImagePrepTests/FormatFuzzTargets \
+     scripts/fuzz.sh -newer "$build/imgprep-fuzz" -print -quit) ]]; then
   echo "fuzz: $build/imgprep-fuzz is up to date"
 else
 echo "fuzz: building (AddressSanitizer + libFuzzer coverage)"
 # SwiftPM writes module maps for our C targets (every Sources/C*/ with C sources); swiftc needs its own.
-c_targets=$(for dir in Sources/C*/; do compgen -G "$dir*.c" >/dev/null && basename "$dir"; done)
+c_targets=$(for dir in Sources/C*/; do if compgen -G "$dir*.c" >/dev/null; then basename "$dir"; fi; done)
 for target in $c_targets; do
   printf 'module %s {\n    header "%s"\n    export *\n}\n' "$target" "$root/Sources/$target/include/$target.h"
 done >"$build/include/module.modulemap"
