@@ -164,7 +164,8 @@ show_command() {
     # The snippet with the variables it reads filled in, as one would type it.
     local snippet=$2
     snippet=${snippet//'"$CONVERT"'/$CONVERT}; snippet=${snippet//'${EDGE}'/${EDGE:-}}
-    snippet=${snippet//'$AVIF_EFFORT'/${AVIF_EFFORT:-}}; snippet=${snippet//'$OUT'/$OUT}
+    snippet=${snippet//'$AVIF_EFFORT'/${AVIF_EFFORT:-}}; snippet=${snippet//'$OUT'/OUT}
+    snippet=${snippet//'$JXL_DISTANCE'/${JXL_DISTANCE:-}}; snippet=${snippet//'$JXL_EFFORT'/${JXL_EFFORT:-}}
     if [[ $snippet == *"'"* ]]; then snippet=$(printf '%q' "$snippet"); else snippet="'$snippet'"; fi
     printf 'for each FILE, 2 at a time (xargs -P 2): sh -c %s _ FILE\n' "$snippet" | sed "s|$TMP|/tmp/bench|g"
     return
@@ -631,7 +632,7 @@ w8_avif() {
 # the times: vips keeps no EXIF or XMP in JPEG XL, imgprep does.
 w10_jxl() {
   local O=$TMP/out10 d l f stem
-  d=$(awk -v q="$JXL_QUALITY" 'BEGIN {printf "%.3f", q >= 30 ? 0.1 + (100 - q) * 0.09 : 6.4 + (2.5 ^ ((30 - q) / 5)) / 6.25}')
+  d=$(awk -v q="$JXL_QUALITY" 'BEGIN { if (q >= 30) d = 0.1 + (100 - q) * 0.09; else d = 6.4 + 2.5 ^ ((30 - q) / 5) / 6.25; printf "%.3f", d }')
   export JXL_DISTANCE=$d JXL_EFFORT
   echo "== W10: HEIC → JPEG XL q$JXL_QUALITY (distance $d), effort $JXL_EFFORT" >&2
   local ours=(imgprep "$O/imgprep" "$IMGPREP" convert "${INPUTS[@]}" --to jxl --quality "$JXL_QUALITY" -o "$O/imgprep" -j 2 --quiet)
