@@ -5,22 +5,12 @@ import Testing
 /// one never loads it, in the main process or in its workers, and a HEIC file still converts. glibc's
 /// loader writes what each process opened to its own file (LD_DEBUG=files, LD_DEBUG_OUTPUT).
 @Suite struct LazyLibheifTests {
-    /// The loader's reports, one per process, of a run of imgprep with `arguments`.
-    private func loaderReports(_ arguments: [String], in directory: URL) throws -> (run: TestSupport.Run, reports: [String]) {
-        let prefix = directory.appendingPathComponent("loader").path
-        let run = try TestSupport.imgprep(arguments, environment: TestSupport.environment(adding: [
-            "LD_DEBUG": "files", "LD_DEBUG_OUTPUT": prefix]))
-        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("loader.") }
-        let reports = try names.map { try String(contentsOfFile: directory.appendingPathComponent($0).path, encoding: .utf8) }
-        return (run, reports)
-    }
-
     @Test func aBatchWithoutHEIFNeverOpensLibheif() throws {
         let directory = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let inputs = ["webp/exif-icc.webp", "webp/lossless-alpha.webp", "gif/orbit.gif", "gif/still.gif"]
             .map { TestSupport.fixtures.appendingPathComponent($0).path }
-        let (run, reports) = try loaderReports(["convert"] + inputs + ["--to", "jpeg", "-o", directory.path, "-j", "2"], in: directory)
+        let (run, reports) = try TestSupport.loaderReports(["convert"] + inputs + ["--to", "jpeg", "-o", directory.path, "-j", "2"], in: directory)
         #expect(run.status == 0, "\(run.stderr)")
         // The main process and two workers, each of which opened libwebp (the loader did report).
         #expect(reports.count >= 3, "\(reports.count) loader reports")
@@ -34,7 +24,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let input = TestSupport.fixtures.appendingPathComponent("heic/gps-p3.heic").path
         let output = directory.appendingPathComponent("out.jpg").path
-        let (run, reports) = try loaderReports(["convert", input, "--to", "jpeg", "-o", output], in: directory)
+        let (run, reports) = try TestSupport.loaderReports(["convert", input, "--to", "jpeg", "-o", output], in: directory)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(reports.contains { $0.contains("file=libheif.so.1") })
         let size = try TestSupport.run("exiftool", ["-s3", "-ImageSize", output]).stdout

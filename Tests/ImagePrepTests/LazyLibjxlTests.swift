@@ -5,20 +5,11 @@ import Testing
 /// never loads it, in the main process or its workers, and a JPEG XL file still converts. glibc's loader
 /// writes what each process opened to its own file (LD_DEBUG=files, LD_DEBUG_OUTPUT).
 @Suite struct LazyLibjxlTests {
-    private func loaderReports(_ arguments: [String], in directory: URL) throws -> (run: TestSupport.Run, reports: [String]) {
-        let prefix = directory.appendingPathComponent("loader").path
-        let run = try TestSupport.imgprep(arguments, environment: TestSupport.environment(adding: [
-            "LD_DEBUG": "files", "LD_DEBUG_OUTPUT": prefix]))
-        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("loader.") }
-        let reports = try names.map { try String(contentsOfFile: directory.appendingPathComponent($0).path, encoding: .utf8) }
-        return (run, reports)
-    }
-
     @Test func aBatchWithoutJXLNeverOpensLibjxl() throws {
         let directory = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let inputs = ["webp/exif-icc.webp", "gif/still.gif", "jxl/exif.jpg"].map { TestSupport.fixtures.appendingPathComponent($0).path }
-        let (run, reports) = try loaderReports(["convert"] + inputs + ["--to", "png", "-o", directory.path, "-j", "2"], in: directory)
+        let (run, reports) = try TestSupport.loaderReports(["convert"] + inputs + ["--to", "png", "-o", directory.path, "-j", "2"], in: directory)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(reports.count >= 3, "\(reports.count) loader reports")
         #expect(reports.allSatisfy { $0.contains("file=libwebp.so.7") }, "the loader did report")
@@ -31,7 +22,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let input = TestSupport.fixtures.appendingPathComponent("jxl/lossy.jxl").path
         let output = directory.appendingPathComponent("out.png").path
-        let (run, reports) = try loaderReports(["convert", input, "-o", output], in: directory)
+        let (run, reports) = try TestSupport.loaderReports(["convert", input, "-o", output], in: directory)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(reports.contains { $0.contains("file=libjxl.so.0.7") })
         let size = try TestSupport.run("exiftool", ["-s3", "-ImageSize", output]).stdout
