@@ -46,9 +46,9 @@ import Testing
     }
 
     @Test func formatFromTheCommandsList() throws {
-        #expect(try convert(["--to", "png"])[.to] == .png)
-        #expect(try convert(["--to", "JPG"])[.to] == .jpeg)
-        #expect(try compress(["--to=webp", "--max-bytes", "1MB"])[.to] == .webp)
+        #expect(try convert(["--to", "png"])[.to] == .format(.png))
+        #expect(try convert(["--to", "JPG"])[.to] == .format(.jpeg))
+        #expect(try compress(["--to=webp", "--max-bytes", "1MB"])[.to] == .format(.webp))
         // compress writes the lossy formats only: its --to lists them.
         #expect(usageError(["--to", "png", "--max-bytes", "1MB"], spec: CompressCommand.spec)
             == "invalid value 'png' for '--to': expected jpeg, webp, jxl, avif or heic; see 'imgprep compress --help'")
@@ -66,7 +66,7 @@ import Testing
     @Test func repeatedOptionLastOneWins() throws {
         let arguments = try convert(["-q", "60", "--to", "webp", "--quality=90", "--to", "avif"])
         #expect(arguments[.quality] == 90)
-        #expect(arguments[.to] == .avif)
+        #expect(arguments[.to] == .format(.avif))
     }
 
     @Test func choices() throws {
