@@ -72,6 +72,7 @@ struct BatchCommandOptions {
             // The search's ceiling: the whole range (a lossless format ignores it, as it ignores --quality).
             settings.quality = 100
             settings.scoreTarget = ScoreTarget(score: args[.targetScore] ?? ScoreTarget.defaultScore)
+            settings.scoreTarget?.minQuality = args[.minQuality] ?? 1
         } else {
             settings.quality = qualityChoice?.fixed ?? defaultQuality(settings.format)
         }

@@ -70,7 +70,7 @@ extension Option<Int> {
     static let maxDimension = Option("max-dimension", nil, "N", "shrink so the long edge is exactly N pixels; never enlarges", .integer(in: 1...1_000_000))
     static let maxPixels = Option("max-pixels", nil, "N", "refuse inputs with more pixels than N before decoding", default: "300000000", .integer(in: 1...Int(Int32.max) * 4))
     static let maxInputSize = Option("max-input-size", nil, "SIZE", "refuse input files larger than SIZE before reading them (units as --max-bytes)", default: "1GB", .byteSize("500MB or 2GiB"))
-    static let minQuality = Option("min-quality", nil, "N", "lowest quality the search may use", default: "40", .integer(in: 1...100))
+    static let minQuality = Option("min-quality", nil, "N", "lowest quality the search may use (--quality auto without --max-bytes: 1)", default: "40", .integer(in: 1...100))
     static let step = Option("step", nil, "N", "quality decrement for --search step", default: "5", .integer(in: 1...99))
     static let jobs = Option("jobs", "j", "N", "convert N files at a time", default: "number of cores", .integer(in: 1...256))
     static let memoryLimit = Option("memory-limit", nil, "SIZE", "start a file only while the memory estimated for the files in flight fits SIZE (a file bigger than SIZE runs alone)", default: "half the memory available", .byteSize("1500MB or 4GiB"))
@@ -112,7 +112,7 @@ enum SubsamplingChoice: Sendable, Equatable {
 }
 
 extension Option<SubsamplingChoice> {
-    static let subsampling = Option("subsampling", nil, "MODE", "\(Formats.list(OutputFormatHelp.subsamplingChroma.map(\.writer.displayName), "and")) chroma: auto (444 at quality 90+, 420 below and in budget searches), 420, 422 or 444", default: "auto", values: ["auto", "420", "422", "444"],
+    static let subsampling = Option("subsampling", nil, "MODE", "\(Formats.list(OutputFormatHelp.subsamplingChroma.map(\.writer.displayName), "and")) chroma: auto (444 at quality 90+, 420 below and in budget searches; --quality auto tries both where that pays), 420, 422 or 444", default: "auto", values: ["auto", "420", "422", "444"],
                                     ValueParser(expected: "auto, 420, 422 or 444") {
                                         ["auto": .auto, "420": .fixed(.s420), "422": .fixed(.s422), "444": .fixed(.s444)][$0]
                                     })

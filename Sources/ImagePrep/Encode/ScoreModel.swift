@@ -28,6 +28,8 @@ public struct ScoreModel: Sendable, Equatable {
 public struct ScoreTarget: Sendable, Codable, Equatable {
     public var score: Double
     public var metric: String = SSIMULACRA2.version
+    /// The lowest quality the search may use without a budget (`--min-quality`; a budget has its own).
+    public var minQuality = 1
     /// What `--target-score` accepts: below 30 pictures are visibly broken; 100 is identical.
     public static let range: ClosedRange<Double> = 30...100
     public static let defaultScore = 80.0

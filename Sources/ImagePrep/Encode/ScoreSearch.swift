@@ -97,7 +97,7 @@ struct ScoreSearch {
     /// Another encoder of the same format to search (the other chroma layout), if any.
     let alternative: (any ImageEncoding)?
 
-    var floor: Int { min(job.settings.budget?.minQuality ?? 1, job.settings.quality) }
+    var floor: Int { min(job.settings.budget?.minQuality ?? target.minQuality, job.settings.quality) }
 
     func run(sizeHints: [Int: Int]) throws -> PreparedImage {
         let picture = job.picture
