@@ -22,10 +22,11 @@ public struct ScoreSearchResult: Sendable {
 ///   - sameSetting: the qualities that give the same bytes as one quality (one trial settles them all).
 ///   - giveUpAbove: a size no answer may reach (another encoder's answer): a quality that misses the
 ///     target at more bytes settles that no quality above it can win, and the search ends there.
+///   - start: the first quality to try, when something better than the prior knows (another layout's answer).
 ///   - trial: encodes and scores one quality.
 public func searchScore(
     floor: Int, ceiling: Int, target: Double, model: ScoreModel,
-    sameSetting: (Int) -> ClosedRange<Int> = { $0...$0 }, giveUpAbove: Int? = nil,
+    sameSetting: (Int) -> ClosedRange<Int> = { $0...$0 }, giveUpAbove: Int? = nil, start: Int? = nil,
     trial: (Int) throws -> (bytes: [UInt8], score: Double)
 ) rethrows -> ScoreSearchResult {
     precondition(floor <= ceiling, "quality floor above ceiling")
@@ -34,13 +35,17 @@ public func searchScore(
     var trials = 0
     // Invariant: `low` misses the target (or is floor-1, untried), `high` reaches it (or is ceiling+1).
     var low = floor - 1, high = ceiling + 1
-    var stalled = 0
+    // Which end each trial moved (true: low): a curve bending away from the secant moves one end only.
+    var moves: [Bool] = []
     var gaveUp = false
     func clampInside(_ q: Int) -> Int { min(max(q, low + 1), high - 1) }
-    /// The crossing predicted from what is known: between two measured ends, linear in quality; from one
-    /// side, along the slope of the two nearest scores there, else the prior's.
+    /// The crossing predicted from what is known: between two measured ends, linear in quality (bisecting
+    /// once the same end has moved twice running: the curve bends, and the secant would crawl); from one
+    /// side, along the slope of the two nearest scores there (else the prior's), aiming to land across it.
     func next(low: Int, high: Int) -> Int {
-        if stalled >= 2 { return (low + high) / 2 }
+        if scores[low] != nil, scores[high] != nil, moves.count >= 2, moves[moves.count - 1] == moves[moves.count - 2] {
+            return (low + high + 1) / 2
+        }
         let slope: (Int, Int) -> Double = { a, b in
             guard let sa = scores[a], let sb = scores[b], a != b else { return model.pointsPerQuality }
             let s = (sb - sa) / Double(b - a)
@@ -55,18 +60,21 @@ public func searchScore(
             return low + Int(((target - sLow) / slope(below, low)).rounded(.up))
         case let (_, sHigh?):
             let above = scores.keys.filter { $0 > high }.min() ?? high
-            return high - max(1, Int(((sHigh - target) / slope(high, above)).rounded(.down)))
+            // Scores flatten as quality rises, so the slope above overstates the one below: step a quarter
+            // further, past the crossing, to bracket it.
+            return high - max(1, Int((1.25 * (sHigh - target) / slope(high, above)).rounded(.up)))
         default:
             return (low + high) / 2
         }
     }
-    var q = model.firstGuess(target: target, in: floor...ceiling)
+    var q = start.map { min(max($0, floor), ceiling) } ?? model.firstGuess(target: target, in: floor...ceiling)
     while high - low > 1 {
-        let (width, range) = (high - low, sameSetting(q).clamped(to: floor...ceiling))
+        let range = sameSetting(q).clamped(to: floor...ceiling)
         let measured = try trial(q)
         trials += 1
         for same in range { scores[same] = measured.score }
         encoded[q] = measured.bytes
+        moves.append(measured.score < target)
         if measured.score >= target {
             high = range.lowerBound
             encoded[high] = measured.bytes
@@ -75,7 +83,6 @@ public func searchScore(
             if let limit = giveUpAbove, measured.bytes.count > limit { gaveUp = true; break }
         }
         guard high - low > 1 else { break }
-        stalled = high - low > width / 2 ? stalled + 1 : 0
         q = clampInside(next(low: low, high: high))
     }
     if !gaveUp, high <= ceiling, let bytes = encoded[high], let score = scores[high] {
@@ -103,12 +110,12 @@ struct ScoreSearch {
         let picture = job.picture
         let (metadata, notes) = job.metadata(for: picture)
         let scorer = try CandidateScorer(picture, profile: metadata.icc, maxPixels: job.settings.maxPixels)
-        func search(_ encoder: any ImageEncoding, giveUpAbove: Int?) throws -> ScoreSearchResult {
+        func search(_ encoder: any ImageEncoding, giveUpAbove: Int?, start: Int? = nil) throws -> ScoreSearchResult {
             let input = encoder.takesYCbCr420 ? picture : Self.withoutYCbCrPlanes(picture)
             let sizeModel = encoder.traits.sizeModel
             let sameSetting: (Int) -> ClosedRange<Int> = { q in sizeModel?.sameSetting(as: q) ?? q...q }
             return try searchScore(floor: floor, ceiling: job.settings.quality, target: target.score, model: model,
-                                   sameSetting: sameSetting, giveUpAbove: giveUpAbove) { q in
+                                   sameSetting: sameSetting, giveUpAbove: giveUpAbove, start: start) { q in
                 let bytes = try encoder.encode(input, quality: q, metadata: metadata)
                 return (bytes, try scorer.score(bytes))
             }
@@ -116,7 +123,8 @@ struct ScoreSearch {
         var best = try search(job.encoder, giveUpAbove: nil)
         var trials = best.trials
         if let alternative {
-            let other = try search(alternative, giveUpAbove: best.reached ? best.bytes.count : nil)
+            // The first layout's answer is near the other's: a better start than the prior.
+            let other = try search(alternative, giveUpAbove: best.reached ? best.bytes.count : nil, start: best.quality)
             trials += other.trials
             if other.reached && (!best.reached || other.bytes.count < best.bytes.count) || !best.reached && !other.reached && other.score > best.score {
                 best = other

@@ -17,7 +17,7 @@ struct AVIFFormatWriter: ImageFormatWriter {
 
 extension ScoreModel {
     /// libaom through libheif (corpus photos at 512 pixels, docs/formats.md "--quality auto").
-    public static let avif = ScoreModel(qualityAt80: 65, pointsPerQuality: 0.6)
+    public static let avif = ScoreModel(qualityAt80: 56, pointsPerQuality: 0.5)
 }
 
 extension SizeModel {

@@ -17,7 +17,7 @@ struct HEICFormatWriter: ImageFormatWriter {
 
 extension ScoreModel {
     /// x265 through libheif (corpus photos at 512 pixels, docs/formats.md "--quality auto").
-    public static let heic = ScoreModel(qualityAt80: 65, pointsPerQuality: 0.6)
+    public static let heic = ScoreModel(qualityAt80: 44, pointsPerQuality: 0.6)
 }
 
 extension SizeModel {

@@ -70,7 +70,7 @@ extension SizeModel {
 
 extension ScoreModel {
     /// libjpeg at 4:2:0 (corpus photos at 512 pixels, docs/formats.md "--quality auto"); 4:4:4 is tried too.
-    public static let jpeg = ScoreModel(qualityAt80: 80, pointsPerQuality: 0.8, searchesChromaLayouts: true)
+    public static let jpeg = ScoreModel(qualityAt80: 82, pointsPerQuality: 0.9, searchesChromaLayouts: true)
 }
 
 extension OutputFormat {

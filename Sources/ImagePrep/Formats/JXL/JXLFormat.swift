@@ -43,7 +43,7 @@ struct JXLFormatWriter: ImageFormatWriter {
 
 extension ScoreModel {
     /// libjxl at effort 5 (corpus photos at 512 pixels, docs/formats.md "--quality auto").
-    public static let jxl = ScoreModel(qualityAt80: 80, pointsPerQuality: 0.6)
+    public static let jxl = ScoreModel(qualityAt80: 84, pointsPerQuality: 0.9)
 }
 
 extension SizeModel {

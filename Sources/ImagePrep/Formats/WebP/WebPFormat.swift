@@ -48,7 +48,7 @@ struct WebPFormatWriter: ImageFormatWriter {
 
 extension ScoreModel {
     /// libwebp (corpus photos at 512 pixels, docs/formats.md "--quality auto").
-    public static let webp = ScoreModel(qualityAt80: 80, pointsPerQuality: 0.6)
+    public static let webp = ScoreModel(qualityAt80: 76, pointsPerQuality: 0.7)
 }
 
 extension SizeModel {
