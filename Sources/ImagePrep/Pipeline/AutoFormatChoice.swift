@@ -19,6 +19,7 @@ enum AutoFormatChoice {
         var eligible: [AutoFormat]?
         var results: [(candidate: AutoFormat, image: PreparedImage)] = []
         var encodes = 0, scores = 0, probes = 0
+        var firstError: (any Error)?
         while !remaining.isEmpty {
             let candidate = remaining.removeFirst()
             var one = settings
@@ -26,7 +27,14 @@ enum AutoFormatChoice {
             one.quality = candidate.quality
             one.autoFormats = nil
             var facts = SourceFacts()
-            let image = try prepare(one, &facts)
+            let image: PreparedImage
+            do {
+                image = try prepare(one, &facts)
+            } catch let error as ImagePrepError where [.doesNotFit, .unsupported].contains(error.kind) {
+                // This format cannot write it (metadata over the budget, say); another may.
+                firstError = firstError ?? error
+                continue
+            }
             (encodes, scores, probes) = (encodes + image.encodes, scores + image.scores, probes + image.probes)
             if eligible == nil {
                 let allowed = facts.known ? candidates.filter { holds(facts, $0.format, settings: settings) } : []
@@ -48,7 +56,7 @@ enum AutoFormatChoice {
                 return a.image.bytes.count < b.image.bytes.count
             }
         guard var written = chosen?.image else {
-            throw ImagePrepError(.unsupported, "--to auto has no format to write")
+            throw firstError ?? ImagePrepError(.unsupported, "--to auto has no format to write")
         }
         written.candidates = results.map {
             FormatCandidate(format: $0.image.format, bytes: $0.image.bytes.count, quality: $0.image.quality,
