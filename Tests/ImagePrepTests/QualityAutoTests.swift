@@ -162,6 +162,24 @@ import Testing
         }
     }
 
+    /// The score (and --to auto's candidates) come back from a worker process and from the output cache.
+    @Test func theScoreSurvivesTheCache() throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("photo.png").path
+        try Data(try Self.photo.get()).write(to: URL(fileURLWithPath: input))
+        let options = ["--to", "auto", "--quality", "auto", "--cache", dir.appendingPathComponent("cache").path]
+        let first = try Self.convert(input, options, in: dir)
+        let again = try Self.convert(input, options, in: dir)
+        #expect(first.file["cached"] == nil && again.file["cached"] as? Bool == true)
+        #expect(again.output == first.output)
+        for key in ["score", "quality", "format"] {
+            #expect("\(again.file[key] ?? "none")" == "\(first.file[key] ?? "none")", "\(key)")
+        }
+        #expect((again.file["candidates"] as? [Any])?.count == (first.file["candidates"] as? [Any])?.count)
+        #expect(again.summary["lowest_score"] as? Double == first.file["score"] as? Double)
+    }
+
     /// The target and the metric's version are in the settings, so in the cache key.
     @Test func theCacheKeyDiffersByTargetAndCarriesTheMetricVersion() throws {
         let input = try Self.photo.get()

@@ -80,6 +80,23 @@ import Testing
         #expect(output.hasSuffix("." + (OutputFormat(rawValue: file["format"] as? String ?? "")?.fileExtension ?? "?")))
     }
 
+    /// An Ultra HDR photo keeps its gain map: only a format that carries one is a candidate, unless --hdr drop.
+    @Test(.enabled(if: TestSupport.corpus != nil, "needs ../shared/corpus"))
+    func aPhotoWithAGainMapGetsAFormatThatCarriesIt() throws {
+        let corpus = try #require(TestSupport.corpus)
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = corpus.appendingPathComponent("jpeg/libvips__ultra-hdr.jpg").path
+        let options = ["convert", input, "--to", "auto", "--quality", "auto", "--max-dimension", "384"]
+        let (run, lines) = try Self.run(options + ["-o", dir.appendingPathComponent("keep").path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let candidates = (lines.first?["candidates"] as? [[String: Any]] ?? []).compactMap { $0["format"] as? String }
+        #expect(!candidates.isEmpty && candidates.allSatisfy { OutputFormat(rawValue: $0)?.writer.traits.carriesGainMap == true }, "\(candidates)")
+        #expect(lines.first?["gain_map"] != nil)
+        let dropped = try Self.run(options + ["--hdr", "drop", "-o", dir.appendingPathComponent("drop").path])
+        #expect((dropped.lines.first?["candidates"] as? [Any])?.count == 3)
+    }
+
     @Test func usageErrors() throws {
         for bad in [["-o", "x.jpg", "--to", "auto", "--quality", "auto"],   // the name would say the format
                     ["--to", "auto"],                                       // nothing to meet
