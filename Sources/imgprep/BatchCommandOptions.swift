@@ -32,7 +32,8 @@ struct BatchCommandOptions {
     init(_ args: ParsedArguments, formats: [OutputFormat], defaultQuality: (OutputFormat) -> Int) throws {
         let names = formats.map(\.rawValue)
         let formatNames = names.dropLast().joined(separator: ", ") + " or " + (names.last ?? "")
-        let requested = args[.to]
+        let choice = args[.to]
+        let requested = choice?.format
         if let output = args[.output] {
             if !RawPath.isDirectory(output), !output.hasSuffix("/"), let format = OutputFormat(fileExtensionOf: output) {
                 outputFile = output
@@ -46,6 +47,9 @@ struct BatchCommandOptions {
                 outputDirectory = output
             }
         }
+        if choice == .auto, let outputFile {
+            throw UsageError(description: "--to auto chooses the format per picture, so -o \(outputFile) cannot name the output; give -o DIR; see 'imgprep \(args.command) --help'")
+        }
         if let requested, let named = outputFileFormat, named != requested {
             throw UsageError(description: "--to \(requested.rawValue) disagrees with -o \(outputFile ?? ""); see 'imgprep \(args.command) --help'")
         }
@@ -54,7 +58,33 @@ struct BatchCommandOptions {
         }
         // `-o out.png` alone says PNG, as it does for vips and ImageMagick.
         settings.format = requested ?? outputFileFormat ?? Formats.defaultOutput
-        settings.quality = args[.quality] ?? defaultQuality(settings.format)
+        let autoFormats = (args[.autoFormats] ?? OutputFormatHelp.defaultAutoFormats).filter(formats.contains)
+        if choice == .auto, let first = autoFormats.first {
+            settings.format = first
+        } else if args[.autoFormats] != nil {
+            throw UsageError(description: "--auto-formats is for --to auto; see 'imgprep \(args.command) --help'")
+        }
+        let qualityChoice = args[.quality]
+        if qualityChoice != nil, qualityChoice != .auto, args[.targetScore] != nil {
+            throw UsageError(description: "--target-score is for --quality auto, not --quality \(qualityChoice?.fixed ?? 0); see 'imgprep \(args.command) --help'")
+        }
+        if qualityChoice == .auto || args[.targetScore] != nil {
+            // The search's ceiling: the whole range (a lossless format ignores it, as it ignores --quality).
+            settings.quality = 100
+            settings.scoreTarget = ScoreTarget(score: args[.targetScore] ?? ScoreTarget.defaultScore)
+            settings.scoreTarget?.minQuality = args[.minQuality] ?? 1
+        } else {
+            settings.quality = qualityChoice?.fixed ?? defaultQuality(settings.format)
+        }
+        if choice == .auto {
+            guard settings.scoreTarget != nil || args[.maxBytes] != nil else {
+                throw UsageError(description: "--to auto writes the smallest format that meets a target: give --quality auto (with --target-score) or --max-bytes; see 'imgprep \(args.command) --help'")
+            }
+            // Without --quality, each format's own ceiling (its default, for convert).
+            let explicit = args[.quality] != nil || settings.scoreTarget != nil
+            let ceiling = settings.quality
+            settings.autoFormats = autoFormats.map { AutoFormat(format: $0, quality: explicit ? ceiling : defaultQuality($0)) }
+        }
         settings.color = args[.color] ?? .keep
         settings.hdr = args[.hdr] ?? .keep
         settings.maxDimension = args[.maxDimension]
@@ -67,7 +97,8 @@ struct BatchCommandOptions {
         settings.formatOptions = WriterOptions.values(in: args, writing: formats)
         // Asking for a quality or a chroma layout asks for a re-encode; otherwise an input in the output
         // format that only needs turning or new metadata keeps its coded picture.
-        settings.keepsInputCoding = args[.quality] == nil && settings.subsampling == nil
+        settings.keepsInputCoding = args[.quality] == nil && settings.subsampling == nil && settings.scoreTarget == nil
+            && settings.autoFormats == nil
         if var byteBudget = args[.maxBytes] {
             byteBudget.minQuality = args[.minQuality] ?? 40
             byteBudget.strategy = switch args[.search] ?? .binary {
@@ -75,6 +106,9 @@ struct BatchCommandOptions {
             case .step: .step(args[.step] ?? 5)
             }
             byteBudget.allowDownscale = !args[.noDownscale]
+            if let auto = settings.autoFormats, let low = auto.first(where: { $0.quality < byteBudget.minQuality }) {
+                throw UsageError(description: "--min-quality \(byteBudget.minQuality) is above \(low.format.rawValue)'s quality \(low.quality); see 'imgprep \(args.command) --help'")
+            }
             if byteBudget.minQuality > settings.quality {
                 throw UsageError(description: "--min-quality \(byteBudget.minQuality) is above --quality \(settings.quality); see 'imgprep \(args.command) --help'")
             }

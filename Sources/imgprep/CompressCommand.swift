@@ -11,7 +11,8 @@ struct CompressCommand: Command {
         options: [
             Option.maxBytes.described("the budget, metadata included: 250000, 250000B, 500KB, 1.5MB (x1000), 512KiB, 1MiB (x1024)"),
             Option.format(among: formats, "output format: \(Formats.list(formats.map(\.rawValue)))"),
-            Option.quality.described("highest quality the search may use", default: "95"),
+            Option.quality.described("highest quality the search may use, or auto: the lowest that reaches --target-score within the budget", default: "95"),
+            Option.targetScore, Option.autoFormats,
             Flag.inPlace,
         ] + SharedOptions.search + SharedOptions.image(writing: formats) + SharedOptions.batch,
         examples: [
@@ -21,6 +22,7 @@ struct CompressCommand: Command {
             "imgprep compress --max-bytes 300KB --search step --step 5 --quality 90 cover.jpg -o out/",
             "imgprep compress --to webp --max-bytes 300KB -r assets/ -o dist/",
             "imgprep compress --to avif --max-bytes 150KB hero.heic -o dist/",
+            "imgprep compress --max-bytes 500KB --quality auto --target-score 85 photos/*.jpg -o upload/",
         ],
         discussion: """
         A JPEG that is already within the budget and needs no resize, rotation or metadata change is
@@ -35,9 +37,9 @@ struct CompressCommand: Command {
             throw UsageError(description: "compress needs --max-bytes SIZE; see 'imgprep compress --help'")
         }
         options = try BatchCommandOptions(arguments, formats: Self.formats, defaultQuality: { _ in 95 })
-        if options.batch.inPlace && !options.settings.format.writer.replacesInPlace {
+        if options.batch.inPlace && (!options.settings.format.writer.replacesInPlace || options.settings.autoFormats != nil) {
             let replaced = Formats.list(Formats.writers.filter(\.replacesInPlace).map(\.displayName))
-            throw UsageError(description: "--in-place replaces \(replaced) files with \(replaced) files; with --to \(options.settings.format.rawValue) use -o DIR; see 'imgprep compress --help'")
+            throw UsageError(description: "--in-place replaces \(replaced) files with \(replaced) files; with --to \(options.settings.autoFormats == nil ? options.settings.format.rawValue : "auto") use -o DIR; see 'imgprep compress --help'")
         }
     }
 

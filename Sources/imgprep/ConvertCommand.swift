@@ -5,7 +5,7 @@ struct ConvertCommand: Command {
         name: "convert",
         abstract: "convert \(Formats.list(Formats.readers.map(\.displayName), "and")) to upright \(OutputFormatHelp.names(OutputFormat.allCases)) with metadata intact (animations stay animated in \(OutputFormatHelp.names(OutputFormatHelp.animated, "and")))",
         usage: "imgprep convert [options] FILE... | DIR... -r",
-        options: [Option.to, Option.quality, Flag.lossless, Option.maxBytes]
+        options: [Option.to, Option.quality, Option.targetScore, Option.autoFormats, Flag.lossless, Option.maxBytes]
             + SharedOptions.image(writing: OutputFormat.allCases) + SharedOptions.search + SharedOptions.batch,
         examples: [
             "imgprep convert IMG_0001.heic IMG_0002.HEIC --to jpeg",
@@ -14,6 +14,7 @@ struct ConvertCommand: Command {
             "imgprep convert photos/*.heic --to webp -o web/",
             "imgprep convert photos/*.heic --to avif --quality 50 --max-dimension 2048 -o web/",
             "imgprep convert downloads/*.webp --to jpeg --color srgb -o upload/",
+            "imgprep convert photos/*.jpg --to auto --quality auto --max-dimension 2048 -o web/",
             "find photos -iname '*.heic' -print0 | imgprep convert -0 --files-from - -o out/",
         ])
 

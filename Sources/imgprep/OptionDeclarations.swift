@@ -7,26 +7,70 @@ import ImagePrep
 // Commands read them typed: `arguments[.quality]` is an `Int?`, `arguments[.dryRun]` a `Bool`, and a
 // misspelt name does not compile.
 
-extension Option<OutputFormat> {
-    static let to = format(among: OutputFormat.allCases, "output format: \(Formats.list(OutputFormat.allCases.map(\.rawValue)))")
+/// `--to`: one format, or `auto` (per picture, the smallest of `--auto-formats` that meets the target or budget).
+enum FormatChoice: Sendable, Equatable {
+    case auto
+    case format(OutputFormat)
 
-    /// `--to` for a command that writes only `formats` (`jpg` is `jpeg`, any letter case).
+    var format: OutputFormat? { if case .format(let format) = self { format } else { nil } }
+}
+
+extension Option<FormatChoice> {
+    static let to = format(among: OutputFormat.allCases, "output format: \(Formats.list(OutputFormat.allCases.map(\.rawValue))), or auto (the smallest of --auto-formats that meets --target-score or --max-bytes)")
+
+    /// `--to` for a command that writes only `formats` (`jpg` is `jpeg`, any letter case), or `auto`.
     static func format(among formats: [OutputFormat], _ help: String) -> Option {
         let names = formats.map(\.rawValue)
-        return Option("to", nil, "FORMAT", help, default: OutputFormatHelp.defaultFormat.rawValue, values: names,
-                      ValueParser(expected: Formats.list(names)) { text in
-            OutputFormat(name: text).flatMap { formats.contains($0) ? $0 : nil }
+        return Option("to", nil, "FORMAT", help, default: OutputFormatHelp.defaultFormat.rawValue, values: names + ["auto"],
+                      ValueParser(expected: Formats.list(names + ["auto"])) { text in
+            text.lowercased() == "auto" ? .auto : OutputFormat(name: text).flatMap { formats.contains($0) ? .format($0) : nil }
         })
     }
 }
 
+extension Option<[OutputFormat]> {
+    static let autoFormats = Option("auto-formats", nil, "LIST", "the formats --to auto chooses from, comma-separated: any of \(Formats.list(OutputFormatHelp.lossy.map(\.rawValue)))",
+                                    default: OutputFormatHelp.defaultAutoFormats.map(\.rawValue).joined(separator: ","),
+                                    ValueParser(expected: "a comma-separated list of \(Formats.list(OutputFormatHelp.lossy.map(\.rawValue), "and"))") { text in
+        let formats = text.split(separator: ",", omittingEmptySubsequences: false).map { OutputFormat(name: $0.trimmingCharacters(in: .whitespaces)) }
+        guard !formats.isEmpty, formats.allSatisfy({ $0.map(OutputFormatHelp.lossy.contains) == true }) else { return nil }
+        var unique: [OutputFormat] = []
+        for case let format? in formats where !unique.contains(format) { unique.append(format) }
+        return unique
+    })
+}
+
+/// `--quality`: a number, or `auto` (the lowest quality that reaches `--target-score`).
+enum QualityChoice: Sendable, Equatable, ExpressibleByIntegerLiteral {
+    case auto
+    case fixed(Int)
+
+    init(integerLiteral value: Int) { self = .fixed(value) }
+
+    var fixed: Int? { if case .fixed(let quality) = self { quality } else { nil } }
+}
+
+extension Option<QualityChoice> {
+    static let quality = Option("quality", "q", "N", "quality 1-100 (the ceiling when --max-bytes is given), or auto: the lowest that reaches --target-score; \(OutputFormatHelp.otherDefaultQualities)",
+                                default: "\(OutputFormatHelp.defaultFormat.defaultQuality)", values: ["auto"],
+                                ValueParser(expected: "an integer from 1 to 100, or auto") { text in
+        text.lowercased() == "auto" ? .auto : Int(text).flatMap { (1...100).contains($0) ? .fixed($0) : nil }
+    })
+}
+
+extension Option<Double> {
+    static let targetScore = Option("target-score", nil, "N", "the SSIMULACRA 2 score --quality auto reaches (\(Int(ScoreTarget.range.lowerBound))-\(Int(ScoreTarget.range.upperBound)); 90 visually lossless, 70 noticeable but not annoying); implies --quality auto",
+                                    default: "\(Int(ScoreTarget.defaultScore))",
+                                    ValueParser(expected: "a number from \(Int(ScoreTarget.range.lowerBound)) to \(Int(ScoreTarget.range.upperBound))") { text in
+        Double(text).flatMap { $0.isFinite && ScoreTarget.range.contains($0) ? $0 : nil }
+    })
+}
+
 extension Option<Int> {
-    static let quality = Option("quality", "q", "N", "quality 1-100 (the ceiling when --max-bytes is given); \(OutputFormatHelp.otherDefaultQualities)",
-                                default: "\(OutputFormatHelp.defaultFormat.defaultQuality)", .integer(in: 1...100))
     static let maxDimension = Option("max-dimension", nil, "N", "shrink so the long edge is exactly N pixels; never enlarges", .integer(in: 1...1_000_000))
     static let maxPixels = Option("max-pixels", nil, "N", "refuse inputs with more pixels than N before decoding", default: "300000000", .integer(in: 1...Int(Int32.max) * 4))
     static let maxInputSize = Option("max-input-size", nil, "SIZE", "refuse input files larger than SIZE before reading them (units as --max-bytes)", default: "1GB", .byteSize("500MB or 2GiB"))
-    static let minQuality = Option("min-quality", nil, "N", "lowest quality the search may use", default: "40", .integer(in: 1...100))
+    static let minQuality = Option("min-quality", nil, "N", "lowest quality the search may use (--quality auto without --max-bytes: 1)", default: "40", .integer(in: 1...100))
     static let step = Option("step", nil, "N", "quality decrement for --search step", default: "5", .integer(in: 1...99))
     static let jobs = Option("jobs", "j", "N", "convert N files at a time", default: "number of cores", .integer(in: 1...256))
     static let memoryLimit = Option("memory-limit", nil, "SIZE", "start a file only while the memory estimated for the files in flight fits SIZE (a file bigger than SIZE runs alone)", default: "half the memory available", .byteSize("1500MB or 4GiB"))
@@ -68,7 +112,7 @@ enum SubsamplingChoice: Sendable, Equatable {
 }
 
 extension Option<SubsamplingChoice> {
-    static let subsampling = Option("subsampling", nil, "MODE", "\(Formats.list(OutputFormatHelp.subsamplingChroma.map(\.writer.displayName), "and")) chroma: auto (444 at quality 90+, 420 below and in budget searches), 420, 422 or 444", default: "auto", values: ["auto", "420", "422", "444"],
+    static let subsampling = Option("subsampling", nil, "MODE", "\(Formats.list(OutputFormatHelp.subsamplingChroma.map(\.writer.displayName), "and")) chroma: auto (444 at quality 90+, 420 below and in budget searches; --quality auto tries both where that pays), 420, 422 or 444", default: "auto", values: ["auto", "420", "422", "444"],
                                     ValueParser(expected: "auto, 420, 422 or 444") {
                                         ["auto": .auto, "420": .fixed(.s420), "422": .fixed(.s422), "444": .fixed(.s444)][$0]
                                     })

@@ -16,6 +16,8 @@ enum OutputFormatHelp {
     static let withGainMaps = OutputFormat.allCases.filter { $0.writer.traits.carriesGainMap }
     /// The formats `--subsampling` applies to.
     static let subsamplingChroma = OutputFormat.allCases.filter { $0.writer.traits.subsamplesChroma }
+    /// What `--to auto` chooses from without `--auto-formats`: the web's three, those that are written here.
+    static let defaultAutoFormats = ["avif", "webp", "jpeg"].compactMap(OutputFormat.init(name:)).filter(lossy.contains)
     /// The formats that keep animations.
     static let animated = OutputFormat.allCases.filter { $0.writer.traits.keepsAnimation }
     /// "JPEG, PNG, WebP, AVIF or HEIC".

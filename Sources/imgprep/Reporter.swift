@@ -63,7 +63,7 @@ final class Reporter: Sendable {
             for warning in outcome.warnings { writeError("imgprep: \(input): warning: \(warning)") }
             if dryRun {
                 // The outputs it would write, one per line, as a script would want them.
-                if outcome.status == .ok { printLine(outcome.job.output) }
+                if outcome.status == .ok { outcome.job.possibleOutputs.forEach(printLine) }
             } else if outcome.status != .failed && (mode == .verbose || (command == "compress" && outcome.status == .ok)) {
                 printLine(line(outcome))
             }
@@ -82,6 +82,7 @@ final class Reporter: Sendable {
         let done = dryRun ? "would \(command) \(summary.converted)"
             : "\(summary.converted) \(command == "compress" ? "compressed" : "converted")"
         var text = "\(done), \(summary.skipped) skipped, \(summary.failed) failed in \(String(format: "%.1f", seconds))s"
+        if let lowest = summary.lowestScore { text += ", lowest score \(String(format: "%.1f", lowest))" }
         // Nothing to do at all: an empty list from a pipe or --files-from (a `find` that matched nothing).
         if progress.withLock({ $0.source?.jobsFound == 0 }) && !summary.interrupted { text = "0 files" }
         if let shard { text += " (shard \(shard))" }
@@ -95,6 +96,7 @@ final class Reporter: Sendable {
                                      "encodes": summary.encodes, "interrupted": summary.interrupted]
         if let budget { fields["budget"] = budget }
         if dryRun { fields["dry_run"] = true }
+        if let lowest = summary.lowestScore { fields["lowest_score"] = Self.rounded(lowest) }
         if let shard { fields["shard"] = shard.description }
         return fields
     }
@@ -113,6 +115,10 @@ final class Reporter: Sendable {
             if let budget { parts[1] += " of \(budget)" }
             if outcome.passedThrough { parts.append(budget == nil ? "unchanged" : "unchanged, already within budget") }
             if let quality = outcome.quality { parts.append("quality \(quality)") }
+            if let score = outcome.score { parts.append("score \(String(format: "%.1f", score))") }
+            if let candidates = outcome.candidates, candidates.count > 1 {
+                parts.append("chosen from " + candidates.map { "\($0.format.rawValue) \($0.bytes)" }.joined(separator: ", "))
+            }
             if outcome.lossless { parts.append("lossless, not re-encoded") }
             if let map = outcome.gainMap {
                 parts.append("HDR gain map \(map.width)x\(map.height), \(map.bytes) bytes at quality \(map.quality)")
@@ -141,6 +147,14 @@ final class Reporter: Sendable {
         if let shard { object["shard"] = shard.description }
         if outcome.lossless { object["lossless"] = true }
         if outcome.probes > 0 { object["probes"] = outcome.probes }
+        if let score = outcome.score { object["score"] = Self.rounded(score) }
+        if outcome.scores > 0 { object["scores"] = outcome.scores }
+        if let candidates = outcome.candidates {
+            object["candidates"] = candidates.map { candidate -> [String: Any] in
+                ["format": candidate.format.rawValue, "bytes": candidate.bytes, "quality": candidate.quality ?? NSNull(),
+                 "score": candidate.score.map(Self.rounded) ?? NSNull(), "meets": candidate.meets]
+            }
+        }
         if let map = outcome.gainMap {
             object["gain_map"] = ["width": map.width, "height": map.height, "bytes": map.bytes, "quality": map.quality,
                                   "headroom": map.headroom, "headroom_stops": log2(map.headroom)]
@@ -152,6 +166,9 @@ final class Reporter: Sendable {
     }
 
     private func printJSON(_ object: [String: Any]) { JSONLine.print(object) }
+
+    /// A score to 3 decimals: what the metric can tell apart, without float noise in the output.
+    static func rounded(_ score: Double) -> Double { (score * 1000).rounded() / 1000 }
 
     private func printLine(_ text: String) {
         StandardStream.output.write(TerminalText.line(text) + "\n")

@@ -29,7 +29,8 @@ func runBatch(_ options: BatchCommandOptions, command: String) async -> Int32 {
     }
 
     let planner = JobPlanner(format: options.settings.format, outputDirectory: options.outputDirectory,
-                             outputFile: options.outputFile, inPlace: options.batch.inPlace)
+                             outputFile: options.outputFile, inPlace: options.batch.inPlace,
+                             autoFormats: options.settings.autoFormats?.map(\.format))
     let source = JobSource(arguments: options.paths, list: list, recursive: options.recursive,
                            excluding: options.outputDirectory, planner: planner, shard: options.shard,
                            largestFirst: options.batch.jobs > 1)
@@ -106,6 +107,7 @@ final class Tally: Sendable {
             case .failed: summary.failed += 1
             }
             summary.encodes += outcome.encodes ?? 0
+            if let score = outcome.score { summary.lowestScore = min(summary.lowestScore ?? score, score) }
         }
     }
 

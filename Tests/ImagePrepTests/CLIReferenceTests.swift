@@ -47,9 +47,9 @@ import Testing
     }
 
     @Test func bashCompletesFormatsAfterTo() throws {
-        #expect(try bashComplete(["imgprep", "convert", "--to", ""]) == ["jpeg", "png", "webp", "jxl", "avif", "heic"])
-        #expect(try bashComplete(["imgprep", "compress", "--to", ""]) == ["jpeg", "webp", "jxl", "avif", "heic"])
-        #expect(try bashComplete(["imgprep", "convert", "--to", "a"]) == ["avif"])
+        #expect(try bashComplete(["imgprep", "convert", "--to", ""]) == ["jpeg", "png", "webp", "jxl", "avif", "heic", "auto"])
+        #expect(try bashComplete(["imgprep", "compress", "--to", ""]) == ["jpeg", "webp", "jxl", "avif", "heic", "auto"])
+        #expect(try bashComplete(["imgprep", "convert", "--to", "av"]) == ["avif"])
         // bash splits --to=web at '=' (COMP_WORDBREAKS).
         #expect(try bashComplete(["imgprep", "convert", "--to", "=", "we"]) == ["webp"])
         #expect(try bashComplete(["imgprep", "convert", "--color", ""]) == ["keep", "srgb"])
@@ -58,7 +58,7 @@ import Testing
     @Test func bashCompletesCommandsOptionsAndFiles() throws {
         #expect(try bashComplete(["imgprep", "co"]) == ["convert", "compress", "completions"])
         #expect(try bashComplete(["imgprep", "compress", "--max-b"]) == ["--max-bytes"])
-        #expect(try bashComplete(["imgprep", "convert", "--quality", ""]) == [])
+        #expect(try bashComplete(["imgprep", "convert", "--quality", ""]) == ["auto"])   // or a number
         #expect(try bashComplete(["imgprep", "completions", ""]) == ["bash", "zsh", "fish"])
         let dir = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -74,7 +74,7 @@ import Testing
         let run = try TestSupport.run("fish", ["-c", script, TestSupport.binary])
         #expect(run.status == 0, "\(run.stderr)")
         let values = run.stdout.split(separator: "\n").map { String($0.split(separator: "\t").first ?? "") }
-        #expect(values.sorted() == ["avif", "heic", "jpeg", "jxl", "png", "webp"], "\(run.stdout)")
+        #expect(values.sorted() == ["auto", "avif", "heic", "jpeg", "jxl", "png", "webp"], "\(run.stdout)")
     }
 
     @Test(.enabled(if: TestSupport.toolExists("zsh"), "zsh is not installed"))

@@ -81,6 +81,34 @@ import Testing
         let name = try #require(alone.keys.first)
         #expect(alone[name] == batchOne[name], "\(format): alone differs from in a batch")
     }
+
+    /// `--quality auto` (its trials are one after another) and `--to auto` (its formats too): the same
+    /// bytes at -j 1 and -j 4, with one and four threads per picture.
+    @Test(arguments: [["--to", "jpeg", "--quality", "auto"], ["--to", "avif", "--quality", "auto", "--target-score", "75"],
+                      ["--to", "auto", "--quality", "auto"], ["--to", "auto", "--max-bytes", "30KB"]])
+    func searchesForAScoreOrAFormatGiveTheSameBytesAtAnyJobs(_ options: [String]) throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let inputs = try (0..<3).map { index -> String in
+            let path = dir.appendingPathComponent("photo\(index).png").path
+            try Data(Self.photoLikePNG(width: 400, height: 300, variant: index)).write(to: URL(fileURLWithPath: path))
+            return path
+        }
+        func run(_ name: String, jobs: Int, threads: Int) throws -> [String: Data] {
+            let out = dir.appendingPathComponent(name).path
+            let result = try TestSupport.imgprep(["convert", "-j", "\(jobs)", "-o", out] + options + inputs,
+                                                 environment: TestSupport.environment(adding: ["IMGPREP_THREADS_PER_IMAGE": "\(threads)"]))
+            #expect(result.status == 0, "\(result.stderr)")
+            var outputs: [String: Data] = [:]
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: out)) ?? [] {
+                outputs[name] = FileManager.default.contents(atPath: out + "/" + name)
+            }
+            return outputs
+        }
+        let one = try run("j1", jobs: 1, threads: 1)
+        #expect(one.count == 3)
+        #expect(try run("j4", jobs: 4, threads: 4) == one, "\(options): -j 4 differs from -j 1")
+    }
 }
 
 /// libaom always gets two threads (`HeifEncoder.aomThreads`) because, through libheif, its bytes are the

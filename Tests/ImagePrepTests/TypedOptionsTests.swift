@@ -29,7 +29,8 @@ import Testing
         #expect(WriterOptions.values(in: try convert(["--png-compression", "0"]), writing: OutputFormat.allCases)["png-compression"] == .integer(0))
         #expect(usageError(["--png-compression", "10"]) == "invalid value '10' for '--png-compression': expected an integer from 0 to 9; see 'imgprep convert --help'")
         #expect(try convert([])[.quality] == nil)
-        #expect(usageError(["--quality", "101"]) == "invalid value '101' for '--quality': expected an integer from 1 to 100; see 'imgprep convert --help'")
+        #expect(usageError(["--quality", "101"]) == "invalid value '101' for '--quality': expected an integer from 1 to 100, or auto; see 'imgprep convert --help'")
+        #expect(try convert(["--quality", "AUTO"])[.quality] == .auto)
         #expect(usageError(["-j0"]) == "invalid value '0' for '--jobs': expected an integer from 1 to 256; see 'imgprep convert --help'")
     }
 
@@ -46,13 +47,14 @@ import Testing
     }
 
     @Test func formatFromTheCommandsList() throws {
-        #expect(try convert(["--to", "png"])[.to] == .png)
-        #expect(try convert(["--to", "JPG"])[.to] == .jpeg)
-        #expect(try compress(["--to=webp", "--max-bytes", "1MB"])[.to] == .webp)
+        #expect(try convert(["--to", "png"])[.to] == .format(.png))
+        #expect(try convert(["--to", "JPG"])[.to] == .format(.jpeg))
+        #expect(try compress(["--to=webp", "--max-bytes", "1MB"])[.to] == .format(.webp))
         // compress writes the lossy formats only: its --to lists them.
         #expect(usageError(["--to", "png", "--max-bytes", "1MB"], spec: CompressCommand.spec)
-            == "invalid value 'png' for '--to': expected jpeg, webp, jxl, avif or heic; see 'imgprep compress --help'")
-        #expect(usageError(["--to", "gif"]) == "invalid value 'gif' for '--to': expected jpeg, png, webp, jxl, avif or heic; see 'imgprep convert --help'")
+            == "invalid value 'png' for '--to': expected jpeg, webp, jxl, avif, heic or auto; see 'imgprep compress --help'")
+        #expect(usageError(["--to", "gif"]) == "invalid value 'gif' for '--to': expected jpeg, png, webp, jxl, avif, heic or auto; see 'imgprep convert --help'")
+        #expect(try convert(["--to", "auto"])[.to] == .auto)
     }
 
     @Test func flags() throws {
@@ -66,7 +68,7 @@ import Testing
     @Test func repeatedOptionLastOneWins() throws {
         let arguments = try convert(["-q", "60", "--to", "webp", "--quality=90", "--to", "avif"])
         #expect(arguments[.quality] == 90)
-        #expect(arguments[.to] == .avif)
+        #expect(arguments[.to] == .format(.avif))
     }
 
     @Test func choices() throws {

@@ -7,12 +7,24 @@ public struct BatchJob: Sendable, Equatable {
     /// Set when the job must not run (a missing input, two inputs writing one output, an output
     /// replacing an input): the file fails with this error.
     public var problem: ImagePrepError?
+    /// `--to auto`: the formats the output may be written in; `output` then has the first one's extension
+    /// until the picture is prepared, and the written name is `output(in:)`.
+    public var outputFormats: [OutputFormat]?
 
-    public init(input: String, output: String, problem: ImagePrepError? = nil) {
+    public init(input: String, output: String, problem: ImagePrepError? = nil, outputFormats: [OutputFormat]? = nil) {
         self.input = input
         self.output = output
         self.problem = problem
+        self.outputFormats = outputFormats
     }
+
+    /// The output's name when written in `format` (for `--to auto`; otherwise `output` itself).
+    public func output(in format: OutputFormat) -> String {
+        outputFormats == nil ? output : OutputNaming.replacingExtension(of: output, with: format.fileExtension)
+    }
+
+    /// Every name the output may get: one, or one per `--to auto` format.
+    public var possibleOutputs: [String] { outputFormats.map { $0.map(output(in:)) } ?? [output] }
 }
 
 /// A path given by the user and, for files found under a `-r` directory, that directory.

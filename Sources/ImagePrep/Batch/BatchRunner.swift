@@ -51,6 +51,7 @@ public enum BatchRunner {
             case .failed: summary.failed += 1
             }
             summary.encodes += outcome.encodes ?? 0
+            if let score = outcome.score { summary.lowestScore = min(summary.lowestScore ?? score, score) }
             onOutcome(outcome)
             if failFast && outcome.status == .failed {
                 stopped.store(true, ordering: .relaxed)

@@ -54,7 +54,9 @@ public struct FileConverter: Sendable {
                 // What a real run would refuse before decoding: a file that is not an image we read.
                 let head = try InputFile.head(job.input, count: 4096)   // an ftyp box with many brands fits
                 try refuseInPlace(FormatSniffer.sniff(head).get())
-                outcome.reason = "dry run: would write \(job.output)"
+                let outputs = job.possibleOutputs
+                outcome.reason = outputs.count == 1 ? "dry run: would write \(job.output)"
+                    : "dry run: would write one of \(outputs.joined(separator: ", ")) (--to auto chooses per picture)"
                 return outcome
             }
             let scheduling = Scheduling(threads: options.threadsPerImage ?? context.threads)
@@ -71,7 +73,13 @@ public struct FileConverter: Sendable {
             } else {
                 prepared = try await prepare(bytes, settings, admission)
             }
+            // --to auto: the output's name follows the format chosen.
+            let output = job.output(in: prepared.format)
+            outcome.job.output = output
             outcome.format = prepared.format
+            outcome.score = prepared.score
+            outcome.scores = prepared.scores
+            outcome.candidates = prepared.candidates
             outcome.width = prepared.width
             outcome.height = prepared.height
             outcome.bytes = prepared.bytes.count
@@ -86,10 +94,10 @@ public struct FileConverter: Sendable {
             guard !cancellation.isCancelled else { throw ImagePrepError(.interrupted, "interrupted") }
             if prepared.passedThrough && options.inPlace { return outcome }  // already as it should be
             let mtime = options.preserveModificationTime ? FileTimestamp(modificationOf: job.input) : nil
-            try AtomicWriter.write(prepared.bytes, to: job.output,
+            try AtomicWriter.write(prepared.bytes, to: output,
                                    permissionsFrom: options.inPlace ? job.input : nil, modificationTime: mtime,
                                    durable: options.inPlace)  // in place, the old bytes are the user's only copy
-            if let key { reuse?.written(key, input: job.input, output: job.output, image: prepared) }
+            if let key { reuse?.written(key, input: job.input, output: output, image: prepared) }
         } catch {
             return FileOutcome(job: job, failure: .failed(at: stage, error, otherwise: .io))
         }
@@ -131,11 +139,14 @@ public struct FileConverter: Sendable {
     }
 
     static func skipReason(_ job: BatchJob, options: BatchOptions) -> String? {
-        guard !options.inPlace, options.existing != .overwrite,
-              let outputTime = FileTimestamp(modificationOf: job.output) else { return nil }
-        if options.existing == .skip { return "output exists" }
+        guard !options.inPlace, options.existing != .overwrite else { return nil }
+        // --to auto: any output the picture may get counts (an earlier run may have chosen another format).
+        let existing = job.possibleOutputs.compactMap { output in FileTimestamp(modificationOf: output).map { (output, $0) } }
+        guard let (found, outputTime) = existing.max(by: { $0.1 < $1.1 }) else { return nil }
+        let which = job.outputFormats == nil ? "" : " (\(found))"
+        if options.existing == .skip { return "output exists" + which }
         guard let inputTime = FileTimestamp(modificationOf: job.input) else { return nil }
-        return outputTime >= inputTime ? "output is up to date" : nil
+        return outputTime >= inputTime ? "output is up to date" + which : nil
     }
 
     /// Decoded photos take tens of MB each. Past the first free, glibc raises its mmap threshold and

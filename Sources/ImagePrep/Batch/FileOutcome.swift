@@ -16,6 +16,12 @@ public struct FileOutcome: Sendable {
     public var bytes: Int?
     public var quality: Int?
     public var encodes: Int?
+    /// The SSIMULACRA 2 score written (`--quality auto`, see PreparedImage.score).
+    public var score: Double?
+    /// Encodes decoded and scored (see PreparedImage.scores).
+    public var scores = 0
+    /// `--to auto`: what each format came to (see PreparedImage.candidates).
+    public var candidates: [FormatCandidate]?
     /// Encodes of a small mosaic of the picture that aimed a budget search (see PreparedImage.probes).
     public var probes = 0
     public var passedThrough = false
@@ -50,6 +56,8 @@ public struct BatchSummary: Sendable {
     public var failed = 0
     public var interrupted = false
     public var encodes = 0
+    /// The lowest score written (`--quality auto`), nil when none was scored.
+    public var lowestScore: Double?
 
     public init() {}
 }

@@ -16,6 +16,8 @@ public struct JobPlanner: Sendable {
     /// The one output's name (`-o out.jpg` with a single input), instead of a name derived from the input's.
     public let outputFile: String?
     public let inPlace: Bool
+    /// `--to auto`: the formats each output may be written in (every name they give is claimed).
+    public let autoFormats: [OutputFormat]?
 
     private var inputs = Set<PathDigest>()         // every input seen or announced, as file and as entry
     private var planned = Set<PathDigest>()        // (input file, output entry) of every job planned
@@ -32,8 +34,10 @@ public struct JobPlanner: Sendable {
     }
     private static let recall = 4096
 
-    public init(format: OutputFormat, outputDirectory: String?, outputFile: String? = nil, inPlace: Bool) {
+    public init(format: OutputFormat, outputDirectory: String?, outputFile: String? = nil, inPlace: Bool,
+                autoFormats: [OutputFormat]? = nil) {
         self.format = format
+        self.autoFormats = autoFormats
         self.outputDirectory = outputDirectory
         self.outputFile = outputFile
         self.inPlace = inPlace
@@ -71,26 +75,31 @@ public struct JobPlanner: Sendable {
             return BatchJob(input: input.path, output: output)
         }
         let output = outputFile
-            ?? OutputNaming.outputPath(for: input.path, format: format, directory: outputDirectory, relativeTo: input.root)
-        let outputEntry = PathDigest(normalized: identity.entry(output))
-        guard planned.insert(PathDigest(pair: inputFile, outputEntry)).inserted else { return nil }
+            ?? OutputNaming.outputPath(for: input.path, format: autoFormats?.first ?? format, directory: outputDirectory, relativeTo: input.root)
+        let job = BatchJob(input: input.path, output: output, outputFormats: autoFormats)
+        // With --to auto every name the output may get is checked and claimed: the format is known only later.
+        let outputs = job.possibleOutputs.map { (name: $0, entry: PathDigest(normalized: identity.entry($0))) }
+        guard planned.insert(PathDigest(pair: inputFile, outputs[0].entry)).inserted else { return nil }
         func refused(_ reason: String) -> BatchJob {
-            BatchJob(input: input.path, output: output, problem: ImagePrepError(.output, reason, stage: .write))
+            BatchJob(input: input.path, output: output, problem: ImagePrepError(.output, reason, stage: .write), outputFormats: autoFormats)
         }
         if let position = claimed[inputFile] ?? claimed[inputEntry] {
             return refused("\(input.path) was written by this run as the output of \(name(position)); it is not read again")
         }
-        if outputEntry == inputFile || outputEntry == inputEntry {
-            return refused("the output \(output) would replace its own input; use -o DIR (or --in-place with compress)")
+        let choosing = autoFormats == nil ? "" : " if --to auto chose it"
+        for (name, entry) in outputs {
+            if entry == inputFile || entry == inputEntry {
+                return refused("the output \(name) would replace its own input\(choosing); use -o DIR (or --in-place with compress)")
+            }
+            if let position = claimed[entry] {
+                return refused("\(name) is written from \(self.name(position)) already; rename one or use separate output directories")
+            }
+            if inputs.contains(entry) {
+                return refused("the output \(name) would replace another input\(choosing)")
+            }
         }
-        if let position = claimed[outputEntry] {
-            return refused("\(output) is written from \(name(position)) already; rename one or use separate output directories")
-        }
-        if inputs.contains(outputEntry) {
-            return refused("the output \(output) would replace another input")
-        }
-        claim(outputEntry, by: input.path)
-        return BatchJob(input: input.path, output: output)
+        for (_, entry) in outputs { claim(entry, by: input.path) }
+        return job
     }
 
     private mutating func claim(_ output: PathDigest, by input: String) {

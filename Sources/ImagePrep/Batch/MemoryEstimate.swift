@@ -28,12 +28,22 @@ enum MemoryEstimate {
             return baseline + unknownPicture + held
         }
         let pixels = min(header.pixelCount, settings.maxPixels)
-        let encoder = EncoderRegistry.encoder(for: settings, searching: settings.budget != nil)
-        // The search runs at most two trials at once (QualitySearch).
-        let lanes = settings.budget != nil && encoder.runsTrialsSideBySide ? min(2, max(1, threads)) : 1
-        let perPixel = (header.hasAlpha ? 12 : 8) + encoder.workingBytesPerPixel * lanes
+        // --to auto prepares one format after another: the hungriest one counts.
+        let formats = settings.autoFormats?.map(\.format) ?? [settings.format]
+        let working = formats.map { format -> Int in
+            var one = settings
+            one.format = format
+            let encoder = EncoderRegistry.encoder(for: one, searching: settings.budget != nil)
+            // The search runs at most two trials at once (QualitySearch).
+            let lanes = settings.budget != nil && encoder.runsTrialsSideBySide ? min(2, max(1, threads)) : 1
+            return encoder.workingBytesPerPixel * lanes
+        }.max() ?? 0
+        let perPixel = (header.hasAlpha ? 12 : 8) + working
         let (product, overflow) = pixels.multipliedReportingOverflow(by: perPixel)
-        return baseline + (overflow ? Int.max / 4 : product) + held
+        // --quality auto holds the metric's reference (every frame's) beside the encodes.
+        let scoring = settings.scoreTarget == nil ? 0
+            : SSIMULACRA2.workingBytes(width: min(header.width, 1 << 20), height: min(pixels / max(min(header.width, 1 << 20), 1), 1 << 30))
+        return baseline + (overflow ? Int.max / 4 : min(product + scoring, Int.max / 4)) + held
     }
 
     /// The data limit a worker sets for the file: room above the estimate for the estimate's error,

@@ -1,9 +1,10 @@
 import Foundation
 
-/// Encodes the final output: once at the requested quality (`single`), or, with a byte budget and a
-/// lossy format, by searching for the highest quality that fits (`BudgetSearch`), shrinking the picture
-/// when even the lowest allowed quality is too big (`BudgetSearch.shrunk`). Works with any
-/// `ImageEncoding`; nothing here knows the format.
+/// Encodes the final output: once at the requested quality (`single`); with `--quality auto` and a
+/// lossy format, by searching for the lowest quality that reaches the target score (`ScoreSearch`);
+/// with a byte budget and a lossy format, by searching for the highest quality that fits
+/// (`BudgetSearch`), shrinking the picture when even the lowest allowed quality is too big
+/// (`BudgetSearch.shrunk`). Works with any `ImageEncoding`; nothing here knows the format.
 enum OutputEncoding {
     /// Encoded bytes ∝ pixels^sizeExponent when a photo is shrunk (measured on corpus photos).
     static let sizeExponent = 0.75
@@ -11,11 +12,15 @@ enum OutputEncoding {
     /// - Parameters:
     ///   - picture: upright, in a form `encoder` takes, at its final size unless the budget forces shrinking.
     ///   - sizeHints: predicted sizes by quality for this picture, to aim the first trial.
+    ///   - chromaAlternative: the same format in its other chroma layout, for `--quality auto` to try too.
     static func encode(_ picture: DecodedPixels, with encoder: any ImageEncoding, metadata source: ImageMetadata,
                        settings: ConversionSettings, threads: Int = 1, warnings: [String],
-                       sizeHints: [Int: Int] = [:]) throws -> PreparedImage {
+                       sizeHints: [Int: Int] = [:], chromaAlternative: (any ImageEncoding)? = nil) throws -> PreparedImage {
         let job = EncodingJob(picture: picture, encoder: encoder, source: source, settings: settings,
                               threads: threads, warnings: warnings)
+        if let target = settings.scoreTarget, let model = encoder.traits.scoreModel {
+            return try ScoreSearch(job: job, target: target, model: model, alternative: chromaAlternative).run(sizeHints: sizeHints)
+        }
         guard let budget = settings.budget, let model = encoder.traits.sizeModel else { return try single(job) }
         return try BudgetSearch(job: job, budget: budget, model: model).run(sizeHints: sizeHints)
     }

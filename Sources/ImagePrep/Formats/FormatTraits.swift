@@ -18,6 +18,9 @@ public struct FormatTraits: Sendable, Equatable {
     public var carriesGainMap = false
     /// Whether `--subsampling` chooses its chroma layout (`ConversionSettings.chromaSubsampling`).
     public var subsamplesChroma = false
+    /// How its SSIMULACRA 2 score follows quality, for `--quality auto`; nil for a format (or mode) without
+    /// a quality.
+    public var scoreModel: ScoreModel?
 
     public init(sizeModel: SizeModel?) {
         self.sizeModel = sizeModel
@@ -30,6 +33,7 @@ public struct FormatTraits: Sendable, Equatable {
     public var lossless: FormatTraits {
         var copy = self
         copy.sizeModel = nil
+        copy.scoreModel = nil
         return copy
     }
 }

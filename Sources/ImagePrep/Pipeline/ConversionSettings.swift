@@ -30,6 +30,11 @@ public struct ConversionSettings: Sendable, Codable {
     /// The values given for options only one format reads (each writer's `options`).
     public var formatOptions = FormatOptions()
     public var budget: ByteBudget?
+    /// `--quality auto`: the lowest quality whose output reaches this score (`quality` is then the ceiling).
+    public var scoreTarget: ScoreTarget?
+    /// `--to auto`: the formats one of which each picture is written in, the smallest that meets the
+    /// target or budget (`format` is then only the first of them, for what is planned before a picture).
+    public var autoFormats: [AutoFormat]?
     /// Inputs with more pixels are refused before decoding.
     public var maxPixels = 300_000_000
     public init() {}
@@ -115,4 +120,32 @@ public struct PreparedImage: Sendable, Codable {
     public var warnings: [String]
     /// The HDR gain map written beside the picture (Ultra HDR JPEG), if any.
     public var gainMap: WrittenGainMap?
+    /// The SSIMULACRA 2 score of what was written against the picture as it would be written losslessly
+    /// (`--quality auto`; an animation's lowest frame score).
+    public var score: Double?
+    /// Encodes that were decoded and scored (`--quality auto`).
+    public var scores = 0
+    /// `--to auto`: what each allowed format came to, in the order tried.
+    public var candidates: [FormatCandidate]?
+}
+
+/// A format `--to auto` may write, with the quality to use in it (the ceiling of its search).
+public struct AutoFormat: Sendable, Codable, Equatable {
+    public var format: OutputFormat
+    public var quality: Int
+
+    public init(format: OutputFormat, quality: Int) {
+        self.format = format
+        self.quality = quality
+    }
+}
+
+/// One format `--to auto` weighed for a picture.
+public struct FormatCandidate: Sendable, Codable, Equatable {
+    public var format: OutputFormat
+    public var bytes: Int
+    public var quality: Int?
+    public var score: Double?
+    /// Whether it meets the target (or, with only a budget, fits without shrinking).
+    public var meets: Bool
 }

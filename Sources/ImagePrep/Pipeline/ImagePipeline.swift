@@ -12,9 +12,18 @@ public enum ImagePipeline {
                                onStage: (PipelineStage) -> Void = { _ in }) throws -> PreparedImage {
         var stage = PipelineStage.sniff
         do {
-            return try prepareStages(file, settings: settings, scheduling: scheduling) { next in
-                stage = next
-                onStage(next)
+            return try withoutActuallyEscaping(onStage) { onStage in
+                let report: (PipelineStage) -> Void = { next in
+                    stage = next
+                    onStage(next)
+                }
+                guard let candidates = settings.autoFormats else {
+                    var facts = SourceFacts()
+                    return try prepareStages(file, settings: settings, scheduling: scheduling, facts: &facts, onStage: report)
+                }
+                return try AutoFormatChoice.prepare(candidates, settings: settings) { settings, facts in
+                    try prepareStages(file, settings: settings, scheduling: scheduling, facts: &facts, onStage: report)
+                }
             }
         } catch {
             throw ImagePrepError.failed(at: stage, error, otherwise: .corrupt)
@@ -22,7 +31,7 @@ public enum ImagePipeline {
     }
 
     private static func prepareStages(_ file: [UInt8], settings: ConversionSettings, scheduling: Scheduling,
-                                      onStage: (PipelineStage) -> Void) throws -> PreparedImage {
+                                      facts: inout SourceFacts, onStage: (PipelineStage) -> Void) throws -> PreparedImage {
         let threads = scheduling.threads
         onStage(.sniff)
         let format = try FormatSniffer.sniff(file).get()
@@ -38,7 +47,9 @@ public enum ImagePipeline {
         let stored = try decoder.header(of: file)
         // Every size below is planned from the header (a HEIF item without `ispe` reads as 0x0 in libheif).
         try stored.check(maxPixels: settings.maxPixels)
-        let searching = settings.budget != nil
+        facts.isAnimated = stored.frames > 1
+        // A search (budget or score) keeps one chroma layout throughout.
+        let searching = settings.budget != nil || settings.scoreTarget != nil
         let plain = EncoderRegistry.encoder(for: settings, searching: searching, threads: threads)
         // The long edge to shrink to, from the full-size picture so shrink-on-load does not change the rounding.
         let shrinkingTo = settings.maxDimension.flatMap { max(stored.width, stored.height) > $0 ? $0 : nil }
@@ -49,6 +60,7 @@ public enum ImagePipeline {
         options.readsGainMap = GainMapPlan.writes(settings)
         var decoded = try decoder.decode(file, options: options)
         decoded.warnings = notKept + decoded.warnings
+        facts.hasGainMap = decoded.gainMap.origin != nil
         onStage(.orient)
         var picture = decoded.content.oriented(decoded.orientation)
         if picture.width * picture.height > settings.maxPixels {   // a header that understated the size
@@ -93,6 +105,12 @@ public enum ImagePipeline {
         if decoded.gainMap.origin != nil {
             decoded.metadata.uncarriedSegments = GainMapPlan.withoutContainerSegments(decoded.metadata.uncarriedSegments)
         }
+        facts.hasAlpha = switch picture {
+        case .rgb(let image): image.hasAlpha
+        case .animation(let animation): animation.frames.contains { $0.canvas.hasAlpha }
+        default: false
+        }
+        facts.known = true
         switch picture {
         case .rgb(let image) where image.hasAlpha && !encoder.traits.keepsAlpha:
             picture = .rgb(flattened(image, onto: settings.background))
@@ -106,9 +124,20 @@ public enum ImagePipeline {
         let withMap = gainMap.flatMap {
             outputFormat.gainMapEncoder(base: encoder, gainMap: $0, pictureSize: (picture.width, picture.height), threads: threads)
         }
+        // `--quality auto` may try the other chroma layout too (the format's ScoreModel says whether).
+        var chromaAlternative: (any ImageEncoding)?
+        if settings.scoreTarget != nil, settings.subsampling == nil, encoder.traits.scoreModel?.searchesChromaLayouts == true {
+            var full = settings
+            full.subsampling = .s444
+            let base = EncoderRegistry.encoder(for: full, searching: true, transposedBlocks: transposedBlocks, threads: threads)
+            chromaAlternative = gainMap.flatMap {
+                outputFormat.gainMapEncoder(base: base, gainMap: $0, pictureSize: (picture.width, picture.height), threads: threads)
+            } ?? base
+        }
         var prepared = try OutputEncoding.encode(picture, with: withMap ?? encoder, metadata: decoded.metadata, settings: settings,
                                                  threads: threads, warnings: decoded.warnings,
-                                                 sizeHints: sizeHints(width: picture.width, height: picture.height))
+                                                 sizeHints: sizeHints(width: picture.width, height: picture.height),
+                                                 chromaAlternative: chromaAlternative)
         if withMap != nil { prepared.gainMap = outputFormat.writtenGainMap(in: prepared.bytes) }
         return prepared
     }

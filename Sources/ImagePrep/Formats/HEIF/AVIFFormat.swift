@@ -7,12 +7,17 @@ struct AVIFFormatWriter: ImageFormatWriter {
     var fileExtensions: [String] { ["avif"] }
     /// What heif-enc defaults to.
     var defaultQuality: Int { 50 }
-    var traits: FormatTraits { HeifEncoder.traits(sizeModel: .avif) }
+    var traits: FormatTraits { HeifEncoder.traits(sizeModel: .avif, scoreModel: .avif) }
     func isSameFormat(as format: SniffedFormat) -> Bool { HEIFFormatReader.isAVIF(format) }
     func encoder(for settings: ConversionSettings, searching: Bool, transposedBlocks: Bool, threads: Int) -> any ImageEncoding {
         HeifEncoder(codec: .av1, subsampling: settings.chromaSubsampling(searching: searching), threads: threads)
     }
     var libraries: [CodecLibrary] { [.libheif, .av1Encoder] }
+}
+
+extension ScoreModel {
+    /// libaom through libheif (corpus photos at 512 pixels, docs/formats.md "--quality auto").
+    public static let avif = ScoreModel(qualityAt80: 56, pointsPerQuality: 0.5)
 }
 
 extension SizeModel {

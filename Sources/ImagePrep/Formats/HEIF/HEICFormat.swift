@@ -7,12 +7,17 @@ struct HEICFormatWriter: ImageFormatWriter {
     var fileExtensions: [String] { ["heic", "heif"] }
     /// What heif-enc defaults to.
     var defaultQuality: Int { 50 }
-    var traits: FormatTraits { HeifEncoder.traits(sizeModel: .heic) }
+    var traits: FormatTraits { HeifEncoder.traits(sizeModel: .heic, scoreModel: .heic) }
     func isSameFormat(as format: SniffedFormat) -> Bool { HEIFFormatReader().reads(format) && !HEIFFormatReader.isAVIF(format) }
     func encoder(for settings: ConversionSettings, searching: Bool, transposedBlocks: Bool, threads: Int) -> any ImageEncoding {
         HeifEncoder(codec: .hevc, subsampling: settings.chromaSubsampling(searching: searching), threads: threads)
     }
     var libraries: [CodecLibrary] { [.libheif, .hevcEncoder] }
+}
+
+extension ScoreModel {
+    /// x265 through libheif (corpus photos at 512 pixels, docs/formats.md "--quality auto").
+    public static let heic = ScoreModel(qualityAt80: 44, pointsPerQuality: 0.6)
 }
 
 extension SizeModel {

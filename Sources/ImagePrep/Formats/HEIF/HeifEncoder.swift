@@ -231,8 +231,9 @@ private final class HeifInputImage {
 extension HeifEncoder {
     /// What AVIF and HEIC share: libheif 1.15 writes EXIF and XMP items and the colr box (the default
     /// blocks; HEIF has no item type readers agree on for IPTC), and alpha as an auxiliary image.
-    static func traits(sizeModel: SizeModel) -> FormatTraits {
+    static func traits(sizeModel: SizeModel, scoreModel: ScoreModel) -> FormatTraits {
         var traits = FormatTraits(sizeModel: sizeModel)
+        traits.scoreModel = scoreModel
         traits.subsamplesChroma = true
         return traits
     }

@@ -36,6 +36,7 @@ struct JPEGFormatWriter: ImageFormatWriter {
         traits.carriedMetadata = Set(MetadataBlock.allCases)
         traits.carriesGainMap = true
         traits.subsamplesChroma = true
+        traits.scoreModel = .jpeg
         return traits
     }
     static let progressive = FormatOptionDeclaration.flag("progressive", help: "write progressive JPEG")
@@ -65,6 +66,11 @@ extension SizeModel {
         scale: { q in max(q < 50 ? 5000 / Double(q) : Double(200 - 2 * q), 0.5) },
         sameSetting: { q in q...q },
         typicalSlope: -0.55, probeRatio: 1.01)
+}
+
+extension ScoreModel {
+    /// libjpeg at 4:2:0 (corpus photos at 512 pixels, docs/formats.md "--quality auto"); 4:4:4 is tried too.
+    public static let jpeg = ScoreModel(qualityAt80: 82, pointsPerQuality: 0.9, searchesChromaLayouts: true)
 }
 
 extension OutputFormat {

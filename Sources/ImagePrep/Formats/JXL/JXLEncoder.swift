@@ -34,7 +34,8 @@ public struct JXLEncoder: ImageEncoding {
     public static func distance(quality: Int) -> Float {
         let q = Double(min(max(quality, 1), 100))
         if q >= 100 { return 0 }
-        return Float(q >= 30 ? 0.1 + (100 - q) * 0.09 : 6.4 + pow(2.5, (30 - q) / 5) / 6.25)
+        // libjxl refuses distances above 25 (qualities 1-4 here).
+        return Float(min(q >= 30 ? 0.1 + (100 - q) * 0.09 : 6.4 + pow(2.5, (30 - q) / 5) / 6.25, 25))
     }
 
     public func encode(_ picture: DecodedPixels, quality: Int, metadata: ImageMetadata) throws -> [UInt8] {

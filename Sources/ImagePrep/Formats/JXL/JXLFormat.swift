@@ -23,7 +23,11 @@ struct JXLFormatWriter: ImageFormatWriter {
     var defaultQuality: Int { JXLDefaults.quality }
     var offersLosslessMode: Bool { true }
     /// Boxes for EXIF, XMP (each up to 2^64 bytes) and the ICC profile in the codestream: the defaults.
-    var traits: FormatTraits { FormatTraits(sizeModel: .jxl) }
+    var traits: FormatTraits {
+        var traits = FormatTraits(sizeModel: .jxl)
+        traits.scoreModel = .jxl
+        return traits
+    }
     func isSameFormat(as format: SniffedFormat) -> Bool { format == .jxl }
     /// An input whose coded picture libjxl can take over (`codedAsDCTBlocks`) is asked first
     /// (`keepingInput`): with --lossless it may be recompressed as it is.
@@ -35,6 +39,11 @@ struct JXLFormatWriter: ImageFormatWriter {
         JXLEncoder(lossless: settings.lossless, threads: threads)
     }
     var libraries: [CodecLibrary] { [.libjxl] }
+}
+
+extension ScoreModel {
+    /// libjxl at effort 5 (corpus photos at 512 pixels, docs/formats.md "--quality auto").
+    public static let jxl = ScoreModel(qualityAt80: 84, pointsPerQuality: 0.9)
 }
 
 extension SizeModel {

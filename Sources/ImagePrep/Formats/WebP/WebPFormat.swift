@@ -33,6 +33,7 @@ struct WebPFormatWriter: ImageFormatWriter {
         // The container has chunks for EXIF, XMP and ICC only (the default), each up to 4 GB (a RIFF chunk).
         var traits = FormatTraits(sizeModel: .webp)
         traits.keepsAnimation = true
+        traits.scoreModel = .webp
         return traits
     }
     func isSameFormat(as format: SniffedFormat) -> Bool { format == .webp }
@@ -43,6 +44,11 @@ struct WebPFormatWriter: ImageFormatWriter {
         WebPEncoder(lossless: settings.lossless, threads: threads)
     }
     var libraries: [CodecLibrary] { [.libwebp] }
+}
+
+extension ScoreModel {
+    /// libwebp (corpus photos at 512 pixels, docs/formats.md "--quality auto").
+    public static let webp = ScoreModel(qualityAt80: 76, pointsPerQuality: 0.7)
 }
 
 extension SizeModel {

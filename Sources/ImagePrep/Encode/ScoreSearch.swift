@@ -1,0 +1,168 @@
+import Foundation
+
+/// What a score search settles for one encoder.
+public struct ScoreSearchResult: Sendable {
+    /// The lowest quality that reaches the target, its bytes and score; when none does (or the search gave
+    /// up, see `giveUpAbove`), the highest quality tried.
+    public var quality: Int
+    public var bytes: [UInt8]
+    public var score: Double
+    public var reached: Bool
+    /// Every score measured, by quality.
+    public var scores: [Int: Double]
+    /// Encodes made and scored.
+    public var trials: Int
+}
+
+/// Finds the lowest quality in `floor...ceiling` whose encode scores at least `target`, one trial at a
+/// time (so the trials and the answer never depend on threads): the first at the format's prior, then the
+/// crossing predicted through the scores measured (secant; the prior's slope from one side only), bisecting
+/// when prediction stalls; it stops when q reaches the target and q-1 does not (or the range ends).
+/// - Parameters:
+///   - sameSetting: the qualities that give the same bytes as one quality (one trial settles them all).
+///   - giveUpAbove: a size no answer may reach (another encoder's answer): a quality that misses the
+///     target at more bytes settles that no quality above it can win, and the search ends there.
+///   - start: the first quality to try, when something better than the prior knows (another layout's answer).
+///   - trial: encodes and scores one quality.
+public func searchScore(
+    floor: Int, ceiling: Int, target: Double, model: ScoreModel,
+    sameSetting: (Int) -> ClosedRange<Int> = { $0...$0 }, giveUpAbove: Int? = nil, start: Int? = nil,
+    trial: (Int) throws -> (bytes: [UInt8], score: Double)
+) rethrows -> ScoreSearchResult {
+    precondition(floor <= ceiling, "quality floor above ceiling")
+    var scores: [Int: Double] = [:]
+    var encoded: [Int: [UInt8]] = [:]
+    var trials = 0
+    // Invariant: `low` misses the target (or is floor-1, untried), `high` reaches it (or is ceiling+1).
+    var low = floor - 1, high = ceiling + 1
+    // Which end each trial moved (true: low): a curve bending away from the secant moves one end only.
+    var moves: [Bool] = []
+    var gaveUp = false
+    func clampInside(_ q: Int) -> Int { min(max(q, low + 1), high - 1) }
+    /// The crossing predicted from what is known: between two measured ends, linear in quality (bisecting
+    /// once the same end has moved twice running: the curve bends, and the secant would crawl); from one
+    /// side, along the slope of the two nearest scores there (else the prior's), aiming to land across it.
+    func next(low: Int, high: Int) -> Int {
+        if scores[low] != nil, scores[high] != nil, moves.count >= 2, moves[moves.count - 1] == moves[moves.count - 2] {
+            return (low + high + 1) / 2
+        }
+        let slope: (Int, Int) -> Double = { a, b in
+            guard let sa = scores[a], let sb = scores[b], a != b else { return model.pointsPerQuality }
+            let s = (sb - sa) / Double(b - a)
+            return s > 0.05 ? s : model.pointsPerQuality
+        }
+        switch (scores[low], scores[high]) {
+        case let (sLow?, sHigh?) where sHigh > sLow:
+            let crossing = Double(low) + (target - sLow) / (sHigh - sLow) * Double(high - low)
+            return Int(crossing.rounded(.up))
+        case let (sLow?, _):
+            let below = scores.keys.filter { $0 < low }.max() ?? low
+            return low + Int(((target - sLow) / slope(below, low)).rounded(.up))
+        case let (_, sHigh?):
+            let above = scores.keys.filter { $0 > high }.min() ?? high
+            // Scores flatten as quality rises, so the slope above overstates the one below: step a quarter
+            // further, past the crossing, to bracket it.
+            return high - max(1, Int((1.25 * (sHigh - target) / slope(high, above)).rounded(.up)))
+        default:
+            return (low + high) / 2
+        }
+    }
+    var q = start.map { min(max($0, floor), ceiling) } ?? model.firstGuess(target: target, in: floor...ceiling)
+    while high - low > 1 {
+        let range = sameSetting(q).clamped(to: floor...ceiling)
+        let measured = try trial(q)
+        trials += 1
+        for same in range { scores[same] = measured.score }
+        encoded[q] = measured.bytes
+        moves.append(measured.score < target)
+        if measured.score >= target {
+            high = range.lowerBound
+            encoded[high] = measured.bytes
+        } else {
+            low = range.upperBound
+            if let limit = giveUpAbove, measured.bytes.count > limit { gaveUp = true; break }
+        }
+        guard high - low > 1 else { break }
+        q = clampInside(next(low: low, high: high))
+    }
+    if !gaveUp, high <= ceiling, let bytes = encoded[high], let score = scores[high] {
+        return ScoreSearchResult(quality: high, bytes: bytes, score: score, reached: true, scores: scores, trials: trials)
+    }
+    // Nothing tried reaches the target: the highest tried is the closest.
+    let top = encoded.keys.max() ?? ceiling
+    return ScoreSearchResult(quality: top, bytes: encoded[top] ?? [], score: scores[top] ?? -.infinity, reached: false,
+                             scores: scores, trials: trials)
+}
+
+/// `--quality auto` for one output: the score search with each encoder worth trying (both chroma layouts
+/// where the format's ScoreModel says so), the smaller answer written; under a byte budget the budget is
+/// the ceiling.
+struct ScoreSearch {
+    let job: EncodingJob
+    let target: ScoreTarget
+    let model: ScoreModel
+    /// Another encoder of the same format to search (the other chroma layout), if any.
+    let alternative: (any ImageEncoding)?
+
+    var floor: Int { min(job.settings.budget?.minQuality ?? target.minQuality, job.settings.quality) }
+
+    func run(sizeHints: [Int: Int]) throws -> PreparedImage {
+        let picture = job.picture
+        let (metadata, notes) = job.metadata(for: picture)
+        let scorer = try CandidateScorer(picture, profile: metadata.icc, maxPixels: job.settings.maxPixels)
+        func search(_ encoder: any ImageEncoding, giveUpAbove: Int?, start: Int? = nil) throws -> ScoreSearchResult {
+            let input = encoder.takesYCbCr420 ? picture : Self.withoutYCbCrPlanes(picture)
+            let sizeModel = encoder.traits.sizeModel
+            let sameSetting: (Int) -> ClosedRange<Int> = { q in sizeModel?.sameSetting(as: q) ?? q...q }
+            return try searchScore(floor: floor, ceiling: job.settings.quality, target: target.score, model: model,
+                                   sameSetting: sameSetting, giveUpAbove: giveUpAbove, start: start) { q in
+                let bytes = try encoder.encode(input, quality: q, metadata: metadata)
+                return (bytes, try scorer.score(bytes))
+            }
+        }
+        var best = try search(job.encoder, giveUpAbove: nil)
+        var trials = best.trials
+        if let alternative {
+            // The first layout's answer is near the other's: a better start than the prior.
+            let other = try search(alternative, giveUpAbove: best.reached ? best.bytes.count : nil, start: best.quality)
+            trials += other.trials
+            if other.reached && (!best.reached || other.bytes.count < best.bytes.count) || !best.reached && !other.reached && other.score > best.score {
+                best = other
+            }
+        }
+        var written = notes
+        if let budget = job.settings.budget, best.bytes.count > budget.maxBytes, let sizeModel = job.encoder.traits.sizeModel {
+            // The target does not fit: the budget search's answer, below the quality that reached it.
+            var settings = job.settings
+            settings.quality = max(floor, min(best.quality, settings.quality))
+            let capped = EncodingJob(picture: picture, encoder: job.encoder, source: job.source, settings: settings,
+                                     threads: job.threads, warnings: [])
+            var fitted = try BudgetSearch(job: capped, budget: budget, model: sizeModel).run(sizeHints: sizeHints)
+            let score = fitted.width == picture.width && fitted.height == picture.height ? try scorer.score(fitted.bytes) : nil
+            let reached = score.map { String(format: "%.1f", $0) } ?? "not measured (the picture was shrunk)"
+            fitted.warnings = job.warnings + fitted.warnings
+                + ["the target score \(Self.formatted(target.score)) does not fit \(budget.formatted): wrote quality \(fitted.quality ?? 0), score \(reached)"]
+            fitted.encodes += trials
+            fitted.scores = trials + (score == nil ? 0 : 1)
+            fitted.score = score
+            return fitted
+        }
+        if !best.reached {
+            written.append("quality \(best.quality) scores \(String(format: "%.1f", best.score)), below the target \(Self.formatted(target.score)): the highest the search may use")
+        }
+        var prepared = job.prepared(picture, best.bytes, quality: best.quality, encodes: trials, notes: written)
+        prepared.score = best.score
+        prepared.scores = trials
+        return prepared
+    }
+
+    static func formatted(_ score: Double) -> String {
+        score == score.rounded() ? String(Int(score)) : String(format: "%.1f", score)
+    }
+
+    /// A 4:2:0 JPEG's planes as RGB, for an encoder that does not take them.
+    static func withoutYCbCrPlanes(_ picture: DecodedPixels) -> DecodedPixels {
+        if case .ycbcr420 = picture { return .rgb(picture.rgb()) }
+        return picture
+    }
+}

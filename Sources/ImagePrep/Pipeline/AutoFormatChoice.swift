@@ -1,0 +1,75 @@
+/// What `--to auto` needs to know of a source to rule formats out, learnt while preparing it.
+struct SourceFacts {
+    /// Whether the facts below were learnt (false when the input was kept without decoding).
+    var known = false
+    var hasAlpha = false
+    var isAnimated = false
+    var hasGainMap = false
+}
+
+/// `--to auto`: the picture prepared in each allowed format that can hold what it has (alpha, animation,
+/// an HDR gain map unless --hdr drop: each writer's traits say), and the smallest that meets the target
+/// score (or, with only a budget, fits at full size) written. The formats are tried in the order given,
+/// one after another, so the answer never depends on threads.
+enum AutoFormatChoice {
+    /// - Parameter prepare: the pipeline for one format, telling what it learnt of the source.
+    static func prepare(_ candidates: [AutoFormat], settings: ConversionSettings,
+                        prepare: (ConversionSettings, inout SourceFacts) throws -> PreparedImage) throws -> PreparedImage {
+        var remaining = candidates
+        var eligible: [AutoFormat]?
+        var results: [(candidate: AutoFormat, image: PreparedImage)] = []
+        var encodes = 0, scores = 0, probes = 0
+        var firstError: (any Error)?
+        while !remaining.isEmpty {
+            let candidate = remaining.removeFirst()
+            var one = settings
+            one.format = candidate.format
+            one.quality = candidate.quality
+            one.autoFormats = nil
+            var facts = SourceFacts()
+            let image: PreparedImage
+            do {
+                image = try prepare(one, &facts)
+            } catch let error as ImagePrepError where [.doesNotFit, .unsupported].contains(error.kind) {
+                // This format cannot write it (metadata over the budget, say); another may.
+                firstError = firstError ?? error
+                continue
+            }
+            (encodes, scores, probes) = (encodes + image.encodes, scores + image.scores, probes + image.probes)
+            if eligible == nil {
+                let allowed = facts.known ? candidates.filter { holds(facts, $0.format, settings: settings) } : []
+                // No allowed format holds everything: each loses the same (flattened, first frame, SDR).
+                eligible = allowed.isEmpty ? candidates : allowed
+                remaining = remaining.filter { eligible?.contains($0) == true }
+            }
+            if eligible?.contains(candidate) == true { results.append((candidate, image)) }
+        }
+        let fullWidth = results.map(\.image.width).max() ?? 0
+        func meets(_ image: PreparedImage) -> Bool {
+            image.width == fullWidth && settings.scoreTarget.map { (image.score ?? -.infinity) >= $0.score } ?? true
+        }
+        // The smallest that meets; when none does, the largest picture, then the best score, then the smallest.
+        let chosen = results.filter { meets($0.image) }.min { $0.image.bytes.count < $1.image.bytes.count }
+            ?? results.min { a, b in
+                if a.image.width != b.image.width { return a.image.width > b.image.width }
+                if (a.image.score ?? 0) != (b.image.score ?? 0) { return (a.image.score ?? 0) > (b.image.score ?? 0) }
+                return a.image.bytes.count < b.image.bytes.count
+            }
+        guard var written = chosen?.image else {
+            throw firstError ?? ImagePrepError(.unsupported, "--to auto has no format to write")
+        }
+        written.candidates = results.map {
+            FormatCandidate(format: $0.image.format, bytes: $0.image.bytes.count, quality: $0.image.quality,
+                            score: $0.image.score, meets: meets($0.image))
+        }
+        (written.encodes, written.scores, written.probes) = (encodes, scores, probes)
+        return written
+    }
+
+    /// Whether `format` keeps what the source has.
+    static func holds(_ facts: SourceFacts, _ format: OutputFormat, settings: ConversionSettings) -> Bool {
+        let traits = format.writer.traits
+        return (!facts.hasAlpha || traits.keepsAlpha) && (!facts.isAnimated || traits.keepsAnimation)
+            && (!facts.hasGainMap || settings.hdr == .drop || traits.carriesGainMap)
+    }
+}

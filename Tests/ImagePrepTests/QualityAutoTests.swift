@@ -1,0 +1,213 @@
+import Foundation
+import Testing
+@testable import ImagePrep
+
+/// `--quality auto`: every output, scored again here with `SSIMULACRA2.score`, reaches the target, and the
+/// same picture one quality lower (encoded here through the library) does not; under a budget that cannot
+/// hold the target, the budget wins with a warning; animations reach it in every frame. Nothing here
+/// depends on the metric's values: only on the properties the search promises.
+@Suite struct QualityAutoTests {
+    /// A small photo-like PNG (the determinism tests' picture): smooth light, edges, grain.
+    static let photo = Result { try DeterminismTests.photoLikePNG(width: 320, height: 240) }
+
+    /// Decodes any file imgprep writes, the picture alone (every frame of an animation).
+    static func decode(_ bytes: [UInt8]) throws -> DecodedPixels {
+        let format = try FormatSniffer.sniff(bytes).get()
+        return try format.reader.decoder.decode(bytes, options: DecodeOptions(maxPixels: 1 << 30, keepsAnimation: true)).content
+    }
+
+    static func score(_ output: [UInt8], against original: PixelBuffer) throws -> Double {
+        try SSIMULACRA2.score(original: original, originalProfile: nil, distorted: decode(output).rgb(), distortedProfile: nil)
+    }
+
+    /// Runs convert with `--json` into a fresh directory: the file's JSON object, the summary's and the output's bytes.
+    static func convert(_ input: String, _ options: [String], in dir: URL, command: String = "convert") throws
+        -> (file: [String: Any], summary: [String: Any], output: [UInt8], stderr: String) {
+        let out = dir.appendingPathComponent("out-\(UUID().uuidString)").path
+        let run = try TestSupport.imgprep([command, input, "--json", "-o", out + "/"] + options)
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = try BatchTests.jsonLines(run.stdout)
+        let file = try #require(lines.first)
+        let summary = try #require(lines.last?["summary"] as? [String: Any])
+        let output = try #require(file["output"] as? String)
+        return (file, summary, try TestSupport.bytes(output), run.stderr)
+    }
+
+    @Test(arguments: [(OutputFormat.jpeg, 80.0), (.webp, 80), (.avif, 75), (.heic, 80), (.jxl, 85)])
+    func theOutputReachesTheTargetAndOneQualityLowerDoesNot(_ format: OutputFormat, _ target: Double) throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let png = try Self.photo.get()
+        let input = dir.appendingPathComponent("photo.png").path
+        try Data(png).write(to: URL(fileURLWithPath: input))
+        let original = try Self.decode(png).rgb()
+        // One chroma layout, so that "one quality lower" is one encode.
+        let result = try Self.convert(input, ["--to", format.rawValue, "--quality", "auto", "--target-score", "\(target)",
+                                              "--subsampling", "420"], in: dir)
+        let quality = try #require(result.file["quality"] as? Int)
+        let reported = try #require(result.file["score"] as? Double)
+        let scored = try Self.score(result.output, against: original)
+        #expect(scored >= target, "\(format) quality \(quality) scores \(scored), below \(target)")
+        #expect(abs(scored - reported) < 0.01, "\(format): reported \(reported), scored \(scored)")
+        #expect((result.file["scores"] as? Int ?? 0) >= 1)
+        #expect(result.summary["lowest_score"] as? Double == reported)
+        guard quality > 1 else { return }
+        var settings = ConversionSettings()
+        settings.format = format
+        settings.quality = quality - 1
+        settings.subsampling = .s420
+        let lower = try ImagePipeline.prepare(png, settings: settings)
+        let lowerScore = try Self.score(lower.bytes, against: original)
+        #expect(lowerScore < target, "\(format): quality \(quality - 1) scores \(lowerScore) already, at least \(target)")
+    }
+
+    /// Without --subsampling, JPEG tries 4:2:0 and 4:4:4 and writes the smaller at the target: never larger
+    /// than either layout's own answer.
+    @Test func bothChromaLayoutsAreTriedAndTheSmallerWritten() throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("photo.png").path
+        try Data(try Self.photo.get()).write(to: URL(fileURLWithPath: input))
+        let options = ["--to", "jpeg", "--quality", "auto"]
+        let either = try Self.convert(input, options, in: dir)
+        let each = try ["420", "444"].map { try Self.convert(input, options + ["--subsampling", $0], in: dir).output.count }
+        #expect(either.output.count == each.min(), "\(either.output.count) bytes, the layouts' own answers \(each)")
+        #expect(try Self.score(either.output, against: Self.decode(Self.photo.get()).rgb()) >= 80)
+    }
+
+    /// Corpus photos at a reduced size, in every lossy format: each output reaches the default target
+    /// against the picture as the lossless path writes it (the same resize, written as PNG).
+    @Test(.enabled(if: TestSupport.corpus != nil, "needs ../shared/corpus"),
+          arguments: ["jpeg", "webp", "avif"])
+    func corpusPhotosReachTheTarget(_ format: String) throws {
+        let corpus = try #require(TestSupport.corpus)
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for name in ["jpeg/immich__craft-beer.jpg", "jpeg/exiftool__Apple.jpg", "heic/immich__IMG_2682.heic"] {
+            let input = corpus.appendingPathComponent(name).path
+            let sized = ["--max-dimension", "384", "--color", "srgb", "--strip-metadata"]
+            let lossless = try Self.convert(input, ["--to", "png"] + sized, in: dir)
+            let auto = try Self.convert(input, ["--to", format, "--quality", "auto"] + sized, in: dir)
+            let scored = try Self.score(auto.output, against: Self.decode(lossless.output).rgb())
+            #expect(scored >= 80, "\(name) as \(format): \(scored)")
+        }
+    }
+
+    /// The target cannot fit the budget: the budget search's answer is written, within the budget, with
+    /// a warning that gives the score it reached.
+    @Test func aBudgetTooSmallForTheTargetWinsWithAWarning() throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let png = try Self.photo.get()
+        let input = dir.appendingPathComponent("photo.png").path
+        try Data(png).write(to: URL(fileURLWithPath: input))
+        var settings = ConversionSettings()
+        settings.format = .jpeg
+        settings.quality = 45
+        let floorBytes = try ImagePipeline.prepare(png, settings: settings).bytes.count
+        let budget = floorBytes * 12 / 10
+        let result = try Self.convert(input, ["--max-bytes", "\(budget)", "--quality", "auto", "--target-score", "99",
+                                              "--no-downscale"], in: dir, command: "compress")
+        #expect(result.output.count <= budget)
+        let warnings = result.file["warnings"] as? [String] ?? []
+        let warning = try #require(warnings.first { $0.contains("the target score 99 does not fit") }, "\(warnings)")
+        let reported = try #require(result.file["score"] as? Double)
+        let scored = try Self.score(result.output, against: Self.decode(png).rgb())
+        #expect(abs(scored - reported) < 0.01)
+        #expect(scored < 99)
+        #expect(warning.contains(String(format: "score %.1f", reported)), "\(warning)")
+    }
+
+    /// An animated WebP reaches the target in every frame: each source frame against the output's frame
+    /// shown at the same time; the score reported is the lowest.
+    @Test func everyFrameOfAnAnimationReachesTheTarget() throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = TestSupport.fixtures.appendingPathComponent("gif/wave.gif").path
+        let result = try Self.convert(input, ["--to", "webp", "--quality", "auto", "--target-score", "85"], in: dir)
+        guard case .animation(let source) = try Self.decode(TestSupport.bytes(input)),
+              case .animation(let written) = try Self.decode(result.output) else {
+            Issue.record("not an animation")
+            return
+        }
+        var lowest = Double.infinity
+        for time in AnimationOutputTests.middles(source) {
+            let score = try SSIMULACRA2.score(original: AnimationOutputTests.shown(source, at: time), originalProfile: nil,
+                                              distorted: AnimationOutputTests.shown(written, at: time), distortedProfile: nil)
+            #expect(score >= 85, "the frame at \(time) ms scores \(score)")
+            lowest = min(lowest, score)
+        }
+        let reported = try #require(result.file["score"] as? Double)
+        #expect(abs(reported - lowest) < 0.01, "reported \(reported), lowest frame \(lowest)")
+    }
+
+    /// PNG has no quality: `--quality auto` is accepted and has nothing to do, as `--quality 80` is
+    /// accepted for PNG; no score is reported.
+    @Test func aLosslessFormatIgnoresQualityAuto() throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("photo.png").path
+        try Data(try Self.photo.get()).write(to: URL(fileURLWithPath: input))
+        let result = try Self.convert(input, ["--to", "png", "--quality", "auto"], in: dir)
+        #expect(result.file["quality"] is NSNull)
+        #expect(result.file["score"] == nil)
+        #expect(result.summary["lowest_score"] == nil)
+    }
+
+    @Test func theOptionsAreChecked() throws {
+        for bad in [["--target-score", "20"], ["--target-score", "nan"], ["--target-score", "101"],
+                    ["--quality", "80", "--target-score", "85"], ["--quality", "best"]] {
+            let run = try TestSupport.imgprep(["convert", "x.png"] + bad)
+            #expect(run.status == 2, "\(bad): \(run.stderr)")
+        }
+    }
+
+    /// The score (and --to auto's candidates) come back from a worker process and from the output cache.
+    @Test func theScoreSurvivesTheCache() throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("photo.png").path
+        try Data(try Self.photo.get()).write(to: URL(fileURLWithPath: input))
+        let options = ["--to", "auto", "--quality", "auto", "--cache", dir.appendingPathComponent("cache").path]
+        let first = try Self.convert(input, options, in: dir)
+        let again = try Self.convert(input, options, in: dir)
+        #expect(first.file["cached"] == nil && again.file["cached"] as? Bool == true)
+        #expect(again.output == first.output)
+        for key in ["score", "quality", "format"] {
+            #expect("\(again.file[key] ?? "none")" == "\(first.file[key] ?? "none")", "\(key)")
+        }
+        #expect((again.file["candidates"] as? [Any])?.count == (first.file["candidates"] as? [Any])?.count)
+        #expect(again.summary["lowest_score"] as? Double == first.file["score"] as? Double)
+    }
+
+    /// The target and the metric's version are in the settings, so in the cache key.
+    @Test func theCacheKeyDiffersByTargetAndCarriesTheMetricVersion() throws {
+        let input = try Self.photo.get()
+        var settings = ConversionSettings()
+        settings.scoreTarget = ScoreTarget(score: 80)
+        let eighty = OutputReuse(settings: settings, cache: nil).key(for: input)
+        settings.scoreTarget = ScoreTarget(score: 85)
+        #expect(OutputReuse(settings: settings, cache: nil).key(for: input) != eighty)
+        settings.scoreTarget = ScoreTarget(score: 80)
+        settings.scoreTarget?.metric = SSIMULACRA2.version + "-next"
+        #expect(OutputReuse(settings: settings, cache: nil).key(for: input) != eighty)
+        settings.scoreTarget = nil
+        #expect(OutputReuse(settings: settings, cache: nil).key(for: input) != eighty)
+    }
+
+    /// The search itself on a made-up monotone curve: optimal within one quality and cheap.
+    @Test func theSearchFindsTheLowestQualityThatReachesTheTarget() {
+        let model = ScoreModel(qualityAt80: 70, pointsPerQuality: 0.6)
+        for (steepness, offset) in [(0.4, 50.0), (0.8, 20.0), (1.5, -40.0), (0.2, 70.0)] {
+            let curve = { (q: Int) in min(100, offset + steepness * Double(q)) }
+            let result = searchScore(floor: 1, ceiling: 100, target: 80, model: model) { q in ([UInt8](repeating: 0, count: q), curve(q)) }
+            let lowest = (1...100).first { curve($0) >= 80 }
+            #expect(result.reached == (lowest != nil))
+            if let lowest { #expect(result.quality == lowest, "slope \(steepness)") }
+            #expect(result.trials <= 6, "slope \(steepness): \(result.trials) trials")
+        }
+        // A target beyond the range: the ceiling, not reached.
+        let flat = searchScore(floor: 1, ceiling: 100, target: 99, model: model) { q in ([], 50 + Double(q) / 10) }
+        #expect(!flat.reached && flat.quality == 100)
+    }
+}
