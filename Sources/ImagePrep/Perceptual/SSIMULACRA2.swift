@@ -37,7 +37,8 @@ public enum SSIMULACRA2 {
     }
 
     /// The original prepared once (linear-light pyramid, XYB, its blurred moments) and scored against any
-    /// number of candidates of the same size. Immutable after init; `score` allocates only its scratch.
+    /// number of candidates of the same size. Immutable after init (but for its pool of scratch memory,
+    /// one per thread scoring at once, kept for the next score); safe to score from several threads.
     public final class Reference: Sendable {
         public let width: Int
         public let height: Int
@@ -46,6 +47,8 @@ public enum SSIMULACRA2 {
         /// one once (a distorted picture with alpha then goes on mid gray, 0.5).
         private let prepared: [(background: Float, pyramid: PreparedPyramid)]
         private let colour: LinearLight
+        /// Scratch kept between scores: a fresh one costs its page faults again (about a third of a score).
+        private let scratches = ScratchPool()
 
         /// `image`: 8-bit RGB or RGBA (straight alpha); `profile`: its ICC profile (nil: sRGB).
         public init(_ image: PixelBuffer, profile: [UInt8]?) throws {
@@ -53,9 +56,10 @@ public enum SSIMULACRA2 {
             height = image.height
             try SSIMULACRA2.checkSize(width: width, height: height)
             colour = try LinearLight(profile: profile)
-            let colour = colour, width = width, height = height
+            let colour = colour, width = width, height = height, scratches = scratches
             func prepare(on background: Float?) throws -> PreparedPyramid {
-                let scratch = try Scratch(width: width, height: height)
+                let scratch = try scratches.take() ?? Scratch(width: width, height: height)
+                defer { scratches.give(scratch) }
                 try colour.fill(scratch.pointer, from: image, background: background)
                 return try PreparedPyramid(from: scratch)
             }
@@ -77,7 +81,8 @@ public enum SSIMULACRA2 {
             }
             // The original's profile again (the usual case for an encoder's candidates) reuses its tables.
             let colour = profile == self.colour.source ? self.colour : try LinearLight(profile: profile)
-            let scratch = try Scratch(width: width, height: height)
+            let scratch = try scratches.take() ?? Scratch(width: width, height: height)
+            defer { scratches.give(scratch) }
             let opaque = distorted.isOpaque
             var worst = Double.infinity
             for (index, (background, pyramid)) in prepared.enumerated() {
@@ -120,6 +125,16 @@ final class Scratch {
     }
 
     deinit { ssim2_scratch_free(pointer) }
+}
+
+/// Scratches not in use: a score takes one (or makes one) and gives it back, so each of the threads
+/// scoring at once has its own and none is allocated twice.
+final class ScratchPool: @unchecked Sendable {  // `free` is guarded by `lock`; a scratch is in the list or with one caller, never both
+    private let lock = NSLock()
+    private var free: [Scratch] = []
+
+    func take() -> Scratch? { lock.withLock { free.popLast() } }
+    func give(_ scratch: Scratch) { lock.withLock { free.append(scratch) } }
 }
 
 /// The original's pyramid, blurs and moments (CSSIMULACRA2's reference).
