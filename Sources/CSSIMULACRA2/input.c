@@ -1,6 +1,5 @@
 /* Getting 8-bit pixels into the float planes of linear light the metric reads. */
 #pragma STDC FP_CONTRACT OFF
-#include <math.h>
 #include "internal.h"
 
 void ssim2_planes_from_tables(const unsigned char *restrict pixels, size_t count, int channels,
@@ -21,21 +20,6 @@ void ssim2_blend(const unsigned char *restrict pixels, size_t count, float backg
         const unsigned char *p = pixels + i * 4;
         const float a = p[3] * (1.0f / 255);
         for (int k = 0; k < 3; ++k) rgb[i * 3 + k] = a * (p[k] * (1.0f / 255)) + (1.f - a) * background;
-    }
-}
-
-static float srgb_to_linear(float v) {
-    const float m = fabsf(v);
-    const double l = m <= 0.04045 ? m / 12.92 : pow((m + 0.055) / 1.055, 2.4);
-    return (float)(v < 0 ? -l : l);
-}
-
-void ssim2_planes_from_srgb(const float *restrict rgb, size_t count, float *restrict r, float *restrict g,
-                            float *restrict b) {
-    for (size_t i = 0; i < count; ++i) {
-        r[i] = srgb_to_linear(rgb[i * 3]);
-        g[i] = srgb_to_linear(rgb[i * 3 + 1]);
-        b[i] = srgb_to_linear(rgb[i * 3 + 2]);
     }
 }
 

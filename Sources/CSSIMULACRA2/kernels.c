@@ -61,3 +61,7 @@ void ssim2_channel_sums(const float *img1, const float *mu1, const float *var1, 
                         const float *mu2, const float *s22, const float *s12, size_t count, double sums[6]) {
     DISPATCH(channel_sums, img1, mu1, var1, img2, mu2, s22, s12, count, sums);
 }
+
+void ssim2_planes_from_srgb(const float *rgb, size_t count, float *r, float *g, float *b) {
+    DISPATCH(planes_from_srgb, rgb, count, r, g, b);
+}

@@ -211,3 +211,27 @@ KERNEL_ATTR static void KERNEL(channel_sums)(const float *restrict img1, const f
     }
     for (int k = 0; k < 6; ++k) sums[k] = (s[k][0] + s[k][1]) + (s[k][2] + s[k][3]);
 }
+
+/* libjxl's TF_SRGB::DisplayFromEncoded, which the reference's colour management applies to sRGB input:
+ * x / 12.92 up to 0.04045, above it a rational polynomial (af_cheb_rational, k=100, error about 5e-7)
+ * evaluated by Horner with FMAs; the sign carried through. Interleaved RGB in, planes out. */
+KERNEL_ATTR static void KERNEL(planes_from_srgb)(const float *restrict rgb, size_t count, float *restrict r,
+                                                 float *restrict g, float *restrict b) {
+    const float p[5] = {2.200248328e-04f, 1.043637593e-02f, 1.624820318e-01f, 7.961564959e-01f, 8.210152774e-01f};
+    const float q[5] = {2.631846970e-01f, 1.076976492e+00f, 4.987528350e-01f, -5.512498495e-02f, 6.521209011e-03f};
+    const float low = 1.0f / 12.92f, threshold = 0.04045f;
+    float *restrict out[3] = {r, g, b};
+    for (int c = 0; c < 3; ++c) {
+        float *restrict o = out[c];
+        for (size_t i = 0; i < count; ++i) {
+            const float v = rgb[i * 3 + c], x = fabsf(v);
+            float yp = p[4], yq = q[4];
+            yp = FMA(yp, x, p[3]); yq = FMA(yq, x, q[3]);
+            yp = FMA(yp, x, p[2]); yq = FMA(yq, x, q[2]);
+            yp = FMA(yp, x, p[1]); yq = FMA(yq, x, q[1]);
+            yp = FMA(yp, x, p[0]); yq = FMA(yq, x, q[0]);
+            const float magnitude = x > threshold ? yp / yq : x * low;
+            o[i] = copysignf(magnitude, v);
+        }
+    }
+}

@@ -63,7 +63,8 @@ void ssim2_planes_from_tables(const unsigned char *pixels, size_t count, int cha
  * its colour transform: interleaved float RGB out, nominally 0..1. */
 void ssim2_blend(const unsigned char *pixels, size_t count, float background, float *rgb);
 
-/* Interleaved sRGB-encoded float RGB to linear planes (the exact IEC 61966-2-1 curve). */
+/* Interleaved sRGB-encoded float RGB to linear planes, by libjxl's approximation of the sRGB curve (within
+ * 5e-7 of IEC 61966-2-1), as the reference converts sRGB input. */
 void ssim2_planes_from_srgb(const float *rgb, size_t count, float *r, float *g, float *b);
 
 /* Interleaved float RGB (already linear) to planes. */

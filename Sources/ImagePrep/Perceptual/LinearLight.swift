@@ -85,14 +85,19 @@ struct LinearLight: Sendable {
         }
     }
 
-    /// sRGB's curve (IEC 61966-2-1, exactly; the reference evaluates it to within 1e-6) on the diagonal.
+    /// sRGB's curve on the diagonal, as the reference evaluates it (ssim2_planes_from_srgb).
     static let sRGBTable: [Float] = {
-        var table = [Float](repeating: 0, count: 3 * 768)
-        for v in 0..<256 {
-            let x = Double(v) / 255
-            let linear = x <= 0.04045 ? x / 12.92 : pow((x + 0.055) / 1.055, 2.4)
-            for c in 0..<3 { table[c * 768 + v * 3 + c] = Float(linear) }
+        let encoded = (0..<256).flatMap { v in [Float](repeating: Float(v) * (1 / 255), count: 3) }
+        var linear = [Float](repeating: 0, count: 256 * 3)
+        encoded.withUnsafeBufferPointer { input in
+            linear.withUnsafeMutableBufferPointer { output in
+                // Three planes of 256 floats, one after another.
+                let base = output.baseAddress!   // a non-empty array
+                ssim2_planes_from_srgb(input.baseAddress, 256, base, base + 256, base + 512)
+            }
         }
+        var table = [Float](repeating: 0, count: 3 * 768)
+        for v in 0..<256 { for c in 0..<3 { table[c * 768 + v * 3 + c] = linear[c * 256 + v] } }
         return table
     }()
 }
