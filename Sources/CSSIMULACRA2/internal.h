@@ -41,7 +41,7 @@ void ssim2_downsample(const float *in, size_t width, size_t height, float *out);
 /* The number of scales the reference computes for this size (it stops once a scale is below 8). */
 int ssim2_scale_count(size_t width, size_t height, size_t widths[SSIM2_SCALES], size_t heights[SSIM2_SCALES]);
 
-/* a * b, or 0 when it overflows. */
+/* a * b and a + b, or 0 when it overflows (or, for the sum, when either is 0: a size already refused). */
 static inline size_t ssim2_mul(size_t a, size_t b) {
     size_t r;
     return __builtin_mul_overflow(a, b, &r) ? 0 : r;

@@ -27,7 +27,7 @@ public enum SSIMULACRA2 {
         let (twice, o1) = reference.multipliedReportingOverflow(by: alpha ? 2 : 1)
         let (total, o2) = twice.addingReportingOverflow(scratch)
         let (bytes, o3) = total.addingReportingOverflow(LinearLight.bandBytes)
-        return o1 || o2 || o3 || bytes > Int.max ? 0 : Int(bytes)
+        return o1 || o2 || o3 ? 0 : bytes
     }
 
     /// Scores one pair (a convenience over `Reference`).
