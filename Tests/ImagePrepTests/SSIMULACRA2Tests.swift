@@ -66,6 +66,11 @@ import Testing
         #expect(try SSIMULACRA2.score(original: eight, originalProfile: nil, distorted: eight, distortedProfile: nil) == 100)
         // Sizes whose allocation would overflow are refused, not trapped on.
         #expect(SSIMULACRA2.workingBytes(width: Int.max / 2, height: Int.max / 2) == 0)
+        // A buffer whose public fields no longer match its bytes is refused before C reads it.
+        var lying = photo
+        lying.height = 4096
+        #expect(throws: ImagePrepError.self) { try SSIMULACRA2.Reference(lying, profile: nil) }
+        #expect(throws: ImagePrepError.self) { try reference.score(PixelBuffer(width: 128, height: 96, channels: 3, pixels: [UInt8](repeating: 0, count: 128 * 96 * 3)).with(height: 96, pixels: [1, 2, 3]), profile: nil) }
     }
 
     @Test func colourProfilesAreHonoured() throws {
@@ -212,5 +217,16 @@ struct SSIMULACRA2CorpusTests {
         let ours = try SSIMULACRA2.score(original: original, originalProfile: nil, distorted: distorted, distortedProfile: nil)
         let theirs = try SSIMULACRA2SecondReader.score(a, b)
         #expect(abs(ours - theirs) < 3, "\(name): ours \(ours), PyPI's \(theirs)")
+    }
+}
+
+extension PixelBuffer {
+    /// This buffer with other fields, bypassing the initialiser's checks (as a caller mutating the public
+    /// fields could).
+    fileprivate func with(height: Int, pixels: [UInt8]) -> PixelBuffer {
+        var copy = self
+        copy.height = height
+        copy.pixels = pixels
+        return copy
     }
 }

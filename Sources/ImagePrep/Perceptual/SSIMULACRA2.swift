@@ -55,6 +55,7 @@ public enum SSIMULACRA2 {
             width = image.width
             height = image.height
             try SSIMULACRA2.checkSize(width: width, height: height)
+            try SSIMULACRA2.checkLayout(image)
             colour = try LinearLight(profile: profile)
             let colour = colour, width = width, height = height, scratches = scratches
             func prepare(on background: Float?) throws -> PreparedPyramid {
@@ -79,6 +80,7 @@ public enum SSIMULACRA2 {
             guard distorted.width == width, distorted.height == height else {
                 throw ImagePrepError(.unsupported, "the pictures differ in size: \(width)x\(height) and \(distorted.width)x\(distorted.height)")
             }
+            try SSIMULACRA2.checkLayout(distorted)
             // The original's profile again (the usual case for an encoder's candidates) reuses its tables.
             let colour = profile == self.colour.source ? self.colour : try LinearLight(profile: profile)
             let scratch = try scratches.take() ?? Scratch(width: width, height: height)
@@ -98,6 +100,16 @@ public enum SSIMULACRA2 {
     static func checkSize(width: Int, height: Int) throws {
         guard width >= minimumSize, height >= minimumSize else {
             throw ImagePrepError(.unsupported, "SSIMULACRA 2 needs at least \(minimumSize)x\(minimumSize) pixels; the picture is \(width)x\(height)")
+        }
+    }
+
+    /// PixelBuffer's fields are public and mutable: the C code reads exactly width x height x channels
+    /// bytes, so that must be what the buffer holds.
+    static func checkLayout(_ image: PixelBuffer) throws {
+        let (area, o1) = image.width.multipliedReportingOverflow(by: image.height)
+        let (bytes, o2) = area.multipliedReportingOverflow(by: image.channels)
+        guard image.channels == 3 || image.channels == 4, !o1, !o2, bytes == image.pixels.count else {
+            throw ImagePrepError(.unsupported, "the pixel buffer holds \(image.pixels.count) bytes, not \(image.width)x\(image.height)x\(image.channels)")
         }
     }
 
