@@ -3,7 +3,6 @@
  * zero outside the picture. The constants here; the passes are in kernels.h. */
 #pragma STDC FP_CONTRACT OFF
 #include <math.h>
-#include <string.h>
 #include "internal.h"
 
 void ssim2_gauss_init(ssim2_gauss *g, double sigma) {

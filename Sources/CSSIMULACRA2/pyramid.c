@@ -1,8 +1,5 @@
 /* The linear-light 2x2 downscale between scales and how many scales a size has. */
 #pragma STDC FP_CONTRACT OFF
-#include <math.h>
-#include <stdint.h>
-#include <string.h>
 #include "internal.h"
 
 void ssim2_downsample(const float *restrict in, size_t width, size_t height, float *restrict out) {
