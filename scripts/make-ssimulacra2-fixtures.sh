@@ -83,9 +83,10 @@ pairs=(
 if [ -n "${SSIMULACRA2:-}" ]; then
   tsv=$out/reference-scores.tsv
   {
-    echo "# Reference scores: cloudinary/ssimulacra2 (SSIMULACRA 2.1, the tool's usage line), built from"
-    echo "# github.com/cloudinary/ssimulacra2 with its bundled libjxl parts (build_ssimulacra, CMake Release,"
-    echo "# lcms2 colour management), run as: ssimulacra2 ORIGINAL DISTORTED (it prints the score)."
+    echo "# Reference scores: cloudinary/ssimulacra2 (SSIMULACRA 2.1, as its usage line says), built from a"
+    echo "# source snapshot of github.com/cloudinary/ssimulacra2 (files dated 2025-05-05; no git commit in it)"
+    echo "# with its bundled libjxl parts by its build_ssimulacra (CMake Release, system lcms2 2.14, libhwy 1.0.3),"
+    echo "# run as: ssimulacra2 ORIGINAL DISTORTED (it prints the score)."
     echo "# Made by scripts/make-ssimulacra2-fixtures.sh with SSIMULACRA2 set."
     printf 'original\tdistorted\tscore\n'
     for pair in "${pairs[@]}"; do
