@@ -58,14 +58,15 @@ bench-deps:
 build:
 	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(STATIC_SCRATCH) --product imgprep $(PATH_MAP)
 
-# A venv for the tests only, from PyPI: Pillow reads animations back (scripts/compare-animations.py) and
-# imagecodecs, which bundles libultrahdr, reads Ultra HDR JPEGs back (scripts/ultrahdr_reference.py).
+# A venv for the tests only, from PyPI: Pillow reads animations back (scripts/compare-animations.py),
+# imagecodecs, which bundles libultrahdr, reads Ultra HDR JPEGs back (scripts/ultrahdr_reference.py), and
+# ssimulacra2 (an independent numpy/scipy port) scores pictures beside ours (scripts/ssimulacra2_reference.py).
 # The tests that need it skip, saying so, when it is missing.
 TESTENV := .venv-test
 testenv: deps
-	@if ! $(TESTENV)/bin/python -c 'import PIL, numpy, imagecodecs' 2>/dev/null; then \
-	  python3 -m venv $(TESTENV) && $(TESTENV)/bin/pip install -q pillow numpy imagecodecs; \
-	else echo "$(TESTENV) already has Pillow, numpy and imagecodecs"; fi
+	@if ! $(TESTENV)/bin/python -c 'import PIL, numpy, imagecodecs, ssimulacra2' 2>/dev/null; then \
+	  python3 -m venv $(TESTENV) && $(TESTENV)/bin/pip install -q pillow numpy imagecodecs ssimulacra2==0.3.0; \
+	else echo "$(TESTENV) already has Pillow, numpy, imagecodecs and ssimulacra2"; fi
 
 # Release mode: the corpus tests decode and encode dozens of real photos, ~10x faster optimised.
 # The CLI tests run the binary `make install` installs (so it is what is tested, and installing after

@@ -38,8 +38,12 @@ let package = Package(
         .target(
             name: "CImageCodecs", dependencies: ["CPNG"], path: "Sources/CImageCodecs",
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16"), .linkedLibrary("turbojpeg")]),
+        // SSIMULACRA 2, ported from the reference (cloudinary/ssimulacra2 with libjxl's blur and XYB):
+        // plain C, its inner loops built for AVX2+FMA and for the baseline by target attributes.
+        .target(name: "CSSIMULACRA2", path: "Sources/CSSIMULACRA2", linkerSettings: [.linkedLibrary("m")]),
         .target(
-            name: "ImagePrep", dependencies: ["CHeif", "CJXL", "CExif", "CWebP", "CGif", "CLCMS", "CImageCodecs"],
+            name: "ImagePrep",
+            dependencies: ["CHeif", "CJXL", "CExif", "CWebP", "CGif", "CLCMS", "CImageCodecs", "CSSIMULACRA2"],
             path: "Sources/ImagePrep"),
         .executableTarget(name: "imgprep", dependencies: ["ImagePrep"], path: "Sources/imgprep"),
         // imgprep too: the option parser is unit-tested (`@testable import imgprep`); the CLI tests run the binary.

@@ -68,6 +68,8 @@ struct CommandSpec {
 enum ExitStatus {
     static let batch = [(0, "no file failed (skips are fine)"), (1, "some file failed"), (2, "usage error")] + signals
     static let info = [(0, "every file was read"), (1, "some file could not be read"), (2, "usage error")] + signals
+    static let compare = [(0, "the pictures were scored"), (1, "a file could not be read or scored"),
+                          (2, "usage error, or the pictures differ in size")]
     /// 128 + the signal's number (SignalWatcher).
     static let signals = [(129, "hung up (SIGHUP)"), (130, "interrupted (SIGINT, Ctrl-C)"), (131, "quit (SIGQUIT)"),
                           (143, "terminated (SIGTERM)")]

@@ -56,7 +56,7 @@ import Testing
     }
 
     @Test func bashCompletesCommandsOptionsAndFiles() throws {
-        #expect(try bashComplete(["imgprep", "co"]) == ["convert", "compress", "completions"])
+        #expect(try bashComplete(["imgprep", "co"]) == ["convert", "compress", "compare", "completions"])
         #expect(try bashComplete(["imgprep", "compress", "--max-b"]) == ["--max-bytes"])
         #expect(try bashComplete(["imgprep", "convert", "--quality", ""]) == ["auto"])   // or a number
         #expect(try bashComplete(["imgprep", "completions", ""]) == ["bash", "zsh", "fish"])

@@ -1,17 +1,34 @@
+internal import CSSIMULACRA2
 import Foundation
 
-/// SSIMULACRA 2 (cloudinary/ssimulacra2): how alike two pictures look to a person, 100 for identical,
-/// 90 visually lossless, 80 not noticeable side by side at 1:1, 70 noticeable but not annoying.
-///
-/// PLACEHOLDER (contract only): the body below is a PSNR stand-in so the quality search can be built
-/// against this API; it is replaced by the port of the reference implementation.
+/// SSIMULACRA 2 (cloudinary/ssimulacra2, version 2.1): how alike two pictures look to a person, 100 for
+/// identical, 90 visually lossless, 80 not noticeable side by side at 1:1, 70 noticeable but not annoying.
+/// A port of the reference (Sources/CSSIMULACRA2): XYB at six scales, SSIM and two edge maps, 108 weights.
 public enum SSIMULACRA2 {
     /// Goes into the cache key: a change to the metric changes the bytes `--quality auto` writes.
-    public static let version = "placeholder"
+    /// The reference's version, then this port's revision.
+    public static let version = "ssimulacra2-2.1+imgprep.1"
+
+    /// The smallest width and height scored (the reference refuses smaller pictures).
+    public static let minimumSize = Int(SSIM2_MIN_SIZE)
 
     /// Bytes a `Reference` of a `width` x `height` picture holds, plus one scoring's scratch (for the
-    /// worker's memory estimate).
-    public static func workingBytes(width: Int, height: Int) -> Int { width * height * 4 * 3 * 2 }
+    /// worker's memory estimate), assuming the original has alpha (scored on two backgrounds, so two
+    /// prepared pyramids): an upper bound. 0 when the size is refused.
+    public static func workingBytes(width: Int, height: Int) -> Int {
+        workingBytes(width: width, height: height, alpha: true)
+    }
+
+    /// As `workingBytes(width:height:)`, for an original with (`alpha`) or without alpha.
+    public static func workingBytes(width: Int, height: Int, alpha: Bool) -> Int {
+        guard width >= minimumSize, height >= minimumSize else { return 0 }
+        let reference = ssim2_reference_bytes(width, height), scratch = ssim2_scratch_bytes(width, height)
+        guard reference > 0, scratch > 0 else { return 0 }
+        let (twice, o1) = reference.multipliedReportingOverflow(by: alpha ? 2 : 1)
+        let (total, o2) = twice.addingReportingOverflow(scratch)
+        let (bytes, o3) = total.addingReportingOverflow(LinearLight.bandBytes)
+        return o1 || o2 || o3 ? 0 : bytes
+    }
 
     /// Scores one pair (a convenience over `Reference`).
     public static func score(original: PixelBuffer, originalProfile: [UInt8]?,
@@ -20,17 +37,42 @@ public enum SSIMULACRA2 {
     }
 
     /// The original prepared once (linear-light pyramid, XYB, its blurred moments) and scored against any
-    /// number of candidates of the same size. Immutable after init; `score` allocates only its scratch.
+    /// number of candidates of the same size. Immutable after init (but for its pool of scratch memory,
+    /// one per thread scoring at once, kept for the next score); safe to score from several threads.
     public final class Reference: Sendable {
         public let width: Int
         public let height: Int
-        private let pixels: [UInt8]
+        /// One prepared pyramid per background: an original with alpha is scored composited on dark and
+        /// on light gray (0.1 and 0.9) and the worse score counts, as the reference's tool does; an opaque
+        /// one once (a distorted picture with alpha then goes on mid gray, 0.5).
+        private let prepared: [(background: Float, pyramid: PreparedPyramid)]
+        private let colour: LinearLight
+        /// Scratch kept between scores: a fresh one costs its page faults again (about a third of a score).
+        private let scratches = ScratchPool()
 
         /// `image`: 8-bit RGB or RGBA (straight alpha); `profile`: its ICC profile (nil: sRGB).
         public init(_ image: PixelBuffer, profile: [UInt8]?) throws {
             width = image.width
             height = image.height
-            pixels = image.channels == 3 ? image.pixels : PixelBuffer.dropAlpha(image)
+            try SSIMULACRA2.checkSize(width: width, height: height)
+            try SSIMULACRA2.checkLayout(image)
+            colour = try LinearLight(profile: profile)
+            let colour = colour, width = width, height = height, scratches = scratches
+            func prepare(on background: Float?) throws -> PreparedPyramid {
+                let scratch = try scratches.take() ?? Scratch(width: width, height: height)
+                defer { scratches.give(scratch) }
+                try colour.fill(scratch.pointer, from: image, background: background)
+                return try PreparedPyramid(from: scratch)
+            }
+            if !image.hasAlpha {
+                prepared = [(0.5, try prepare(on: nil))]
+            } else if image.isOpaque {
+                // Alpha 255 everywhere looks the same on both backgrounds: one pyramid serves both.
+                let pyramid = try prepare(on: nil)
+                prepared = [(0.1, pyramid), (0.9, pyramid)]
+            } else {
+                prepared = [(0.1, try prepare(on: 0.1)), (0.9, try prepare(on: 0.9))]
+            }
         }
 
         /// The score of `distorted` (same size; else `ImagePrepError(.unsupported)`).
@@ -38,20 +80,105 @@ public enum SSIMULACRA2 {
             guard distorted.width == width, distorted.height == height else {
                 throw ImagePrepError(.unsupported, "the pictures differ in size: \(width)x\(height) and \(distorted.width)x\(distorted.height)")
             }
-            let other = distorted.channels == 3 ? distorted.pixels : PixelBuffer.dropAlpha(distorted)
-            var sum = 0.0
-            for i in 0..<pixels.count { let d = Double(pixels[i]) - Double(other[i]); sum += d * d }
-            let mse = sum / Double(max(1, pixels.count))
-            let psnr = mse == 0 ? 100 : 10 * log10(255 * 255 / mse)
-            return min(100, max(-100, (psnr - 30) * 4 + 60))
+            try SSIMULACRA2.checkLayout(distorted)
+            // The original's profile again (the usual case for an encoder's candidates) reuses its tables.
+            let colour = profile == self.colour.source ? self.colour : try LinearLight(profile: profile)
+            let scratch = try scratches.take() ?? Scratch(width: width, height: height)
+            defer { scratches.give(scratch) }
+            let opaque = distorted.isOpaque
+            var worst = Double.infinity
+            for (index, (background, pyramid)) in prepared.enumerated() {
+                // An opaque picture against the same pyramid again would score the same.
+                if opaque, index > 0, prepared[index - 1].pyramid === pyramid { continue }
+                try colour.fill(scratch.pointer, from: distorted, background: opaque ? nil : background)
+                worst = min(worst, try pyramid.score(scratch))
+            }
+            return worst
+        }
+    }
+
+    static func checkSize(width: Int, height: Int) throws {
+        guard width >= minimumSize, height >= minimumSize else {
+            throw ImagePrepError(.unsupported, "SSIMULACRA 2 needs at least \(minimumSize)x\(minimumSize) pixels; the picture is \(width)x\(height)")
+        }
+    }
+
+    /// PixelBuffer's fields are public and mutable: the C code reads exactly width x height x channels
+    /// bytes, so that must be what the buffer holds.
+    static func checkLayout(_ image: PixelBuffer) throws {
+        let (area, o1) = image.width.multipliedReportingOverflow(by: image.height)
+        let (bytes, o2) = area.multipliedReportingOverflow(by: image.channels)
+        guard image.channels == 3 || image.channels == 4, !o1, !o2, bytes == image.pixels.count else {
+            throw ImagePrepError(.unsupported, "the pixel buffer holds \(image.pixels.count) bytes, not \(image.width)x\(image.height)x\(image.channels)")
+        }
+    }
+
+    static func check(_ status: Int32) throws {
+        switch Int(status) {
+        case Int(SSIM2_OK): return
+        case Int(SSIM2_TOO_SMALL): throw ImagePrepError(.unsupported, "SSIMULACRA 2 needs at least \(minimumSize)x\(minimumSize) pixels")
+        case Int(SSIM2_TOO_LARGE): throw ImagePrepError(.tooLarge, "the picture is too large to score")
+        case Int(SSIM2_NO_MEMORY): throw ImagePrepError(.tooLarge, "out of memory scoring the picture")
+        case Int(SSIM2_SIZE_MISMATCH): throw ImagePrepError(.unsupported, "the pictures differ in size")
+        default: throw ImagePrepError(.unsupported, "SSIMULACRA 2 failed (\(status))")
         }
     }
 }
 
+/// One scoring's working memory (CSSIMULACRA2's scratch), freed when the score is done.
+final class Scratch {
+    let pointer: OpaquePointer
+
+    init(width: Int, height: Int) throws {
+        var scratch: OpaquePointer?
+        try SSIMULACRA2.check(ssim2_scratch_new(width, height, &scratch))
+        guard let scratch else { throw ImagePrepError(.tooLarge, "out of memory scoring the picture") }
+        pointer = scratch
+    }
+
+    deinit { ssim2_scratch_free(pointer) }
+}
+
+/// Scratches not in use: a score takes one (or makes one) and gives it back, so each of the threads
+/// scoring at once has its own and none is allocated twice.
+final class ScratchPool: @unchecked Sendable {  // `free` is guarded by `lock`; a scratch is in the list or with one caller, never both
+    private let lock = NSLock()
+    private var free: [Scratch] = []
+
+    func take() -> Scratch? { lock.withLock { free.popLast() } }
+    func give(_ scratch: Scratch) { lock.withLock { free.append(scratch) } }
+}
+
+/// The original's pyramid, blurs and moments (CSSIMULACRA2's reference).
+final class PreparedPyramid: @unchecked Sendable {  // never written after init (scoring only reads it); freed once, in deinit
+    private let pointer: OpaquePointer
+
+    /// From the linear RGB in `scratch` (which it uses up).
+    init(from scratch: Scratch) throws {
+        var reference: OpaquePointer?
+        try SSIMULACRA2.check(ssim2_reference_new(scratch.pointer, &reference))
+        guard let reference else { throw ImagePrepError(.tooLarge, "out of memory scoring the picture") }
+        pointer = reference
+    }
+
+    deinit { ssim2_reference_free(pointer) }
+
+    /// The score of the linear RGB in `scratch` (which it uses up).
+    func score(_ scratch: Scratch) throws -> Double {
+        var result = 0.0
+        try SSIMULACRA2.check(ssim2_score(pointer, scratch.pointer, &result))
+        return result
+    }
+}
+
 extension PixelBuffer {
-    fileprivate static func dropAlpha(_ image: PixelBuffer) -> [UInt8] {
-        var out = [UInt8](); out.reserveCapacity(image.width * image.height * 3)
-        for i in stride(from: 0, to: image.pixels.count, by: 4) { out += image.pixels[i..<i + 3] }
-        return out
+    /// No alpha, or alpha 255 everywhere.
+    var isOpaque: Bool {
+        guard hasAlpha else { return true }
+        return pixels.withUnsafeBufferPointer { p in
+            var all: UInt8 = 255
+            for i in stride(from: 3, to: p.count, by: 4) { all &= p[i] }
+            return all == 255
+        }
     }
 }

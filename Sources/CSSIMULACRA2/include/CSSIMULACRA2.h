@@ -1,0 +1,77 @@
+/*
+ * CSSIMULACRA2: the SSIMULACRA 2.1 metric (cloudinary/ssimulacra2, Jon Sneyers) on float planes of
+ * linear sRGB, ported from the reference's ssimulacra2.cc and the libjxl parts it uses (XYB, the
+ * recursive Gaussian of gauss_blur.cc, sigma 1.5). Colour management and alpha blending happen in the
+ * caller; this code sees three planes of linear light, nominally 0..1.
+ *
+ * Single-threaded and deterministic: every sum runs in one fixed order, FP contraction is off, so a
+ * pair scores the same on every run and from any thread.
+ *
+ * A reference (the original's XYB pyramid and blurred moments) is made once and read-only afterwards:
+ * several threads may score against it at once, each with its own scratch.
+ */
+#ifndef CSSIMULACRA2_H
+#define CSSIMULACRA2_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+    SSIM2_OK = 0,
+    SSIM2_TOO_SMALL = 1,   /* width or height below 8 (the reference refuses them too) */
+    SSIM2_TOO_LARGE = 2,   /* a buffer size would overflow size_t */
+    SSIM2_NO_MEMORY = 3,   /* malloc failed */
+    SSIM2_SIZE_MISMATCH = 4
+};
+
+#define SSIM2_MIN_SIZE 8
+
+typedef struct ssim2_reference ssim2_reference;
+typedef struct ssim2_scratch ssim2_scratch;
+
+/* Bytes a reference / a scratch of this size allocates; 0 when the size is refused (too small, overflow). */
+size_t ssim2_reference_bytes(size_t width, size_t height);
+size_t ssim2_scratch_bytes(size_t width, size_t height);
+
+/* One scoring's working memory; its input planes are where the caller writes linear RGB. */
+int ssim2_scratch_new(size_t width, size_t height, ssim2_scratch **out);
+void ssim2_scratch_free(ssim2_scratch *scratch);
+/* Plane `channel` (0 R, 1 G, 2 B) of width * height floats, row after row. */
+float *ssim2_scratch_input(ssim2_scratch *scratch, int channel);
+
+/* Prepares the original from the linear RGB in `scratch`'s input planes (which it overwrites). */
+int ssim2_reference_new(ssim2_scratch *scratch, ssim2_reference **out);
+void ssim2_reference_free(ssim2_reference *reference);
+
+/* Scores the linear RGB in `scratch`'s input planes (overwritten) against `reference`: 100 identical,
+ * lower worse (it can go below 0). */
+int ssim2_score(const ssim2_reference *reference, ssim2_scratch *scratch, double *score);
+
+/* ---- Helpers for getting 8-bit pixels into linear planes ---------------------------------- */
+
+/* Opaque pixels through per-channel tables: table holds 3 x 256 RGB triples (768 floats per source
+ * channel: table[c * 768 + v * 3 + k] is what value v of source channel c adds to output channel k).
+ * For a matrix/curve profile this is exact: linear = sum over c of table[c][v_c]. `channels` is 3 or 4
+ * (alpha ignored). */
+void ssim2_planes_from_tables(const unsigned char *pixels, size_t count, int channels, const float *table,
+                              float *r, float *g, float *b);
+
+/* RGBA pixels composited on gray `background` (0..1) in their own encoding, as the reference does before
+ * its colour transform: interleaved float RGB out, nominally 0..1. */
+void ssim2_blend(const unsigned char *pixels, size_t count, float background, float *rgb);
+
+/* Interleaved sRGB-encoded float RGB to linear planes, by libjxl's approximation of the sRGB curve (within
+ * 5e-7 of IEC 61966-2-1), as the reference converts sRGB input. */
+void ssim2_planes_from_srgb(const float *rgb, size_t count, float *r, float *g, float *b);
+
+/* Interleaved float RGB (already linear) to planes. */
+void ssim2_planes_from_interleaved(const float *rgb, size_t count, float *r, float *g, float *b);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,62 @@
+import Foundation
+import ImagePrep
+
+/// `imgprep compare ORIGINAL DISTORTED`: how alike two pictures look (SSIMULACRA 2). Decoding and scoring
+/// are the library's (ImageComparison); this prints the result.
+struct CompareCommand: Command {
+    static let spec = CommandSpec(
+        name: "compare",
+        abstract: "score how alike two pictures look (SSIMULACRA 2: 100 identical, 90 visually lossless, 70 noticeable but not annoying)",
+        usage: "imgprep compare [--json] ORIGINAL DISTORTED",
+        options: [Flag.json.described("print {\"score\": ..., \"width\": ..., \"height\": ...} on standard output"), Flag.help],
+        examples: ["imgprep compare IMG_0001.heic IMG_0001.jpg", "imgprep compare --json original.png candidate.webp"],
+        discussion: """
+        Both files are decoded upright (EXIF orientation applied), in any format imgprep reads, and compared in \
+        their own colour profiles; a picture with transparency is scored on a dark and a light background and \
+        the worse score counts. The score is printed with three decimals. Pictures must be the same size, at \
+        least 8x8.
+        """,
+        exitStatus: ExitStatus.compare)
+
+    let original: String
+    let distorted: String
+    let json: Bool
+
+    init(_ arguments: ParsedArguments) throws {
+        guard arguments.positionals.count == 2 else {
+            throw UsageError(description: "compare needs two files, ORIGINAL and DISTORTED; see 'imgprep compare --help'")
+        }
+        original = arguments.positionals[0]
+        distorted = arguments.positionals[1]
+        json = arguments[.json]
+    }
+
+    func run() async -> Int32 {
+        func load(_ path: String) -> ImageComparison.Picture? {
+            do {
+                return try ImageComparison.decode(try InputFile.read(path))
+            } catch {
+                let failure = ImagePrepError.failed(at: .decode, error, otherwise: .io)
+                StandardStream.error.write(TerminalText.line("imgprep: \(path): \(failure)") + "\n")
+                return nil
+            }
+        }
+        guard let a = load(original), let b = load(distorted) else { return 1 }
+        do {
+            let score = try ImageComparison.score(original: a, distorted: b)
+            let rounded = (score * 1000).rounded() / 1000
+            if json {
+                JSONLine.print(["score": rounded, "width": a.width, "height": a.height])
+            } else {
+                StandardStream.output.write(String(format: "%.3f\n", rounded))
+            }
+            return 0
+        } catch let error as ImageComparison.SizesDiffer {
+            StandardStream.error.write(TerminalText.line("imgprep: \(original) is \(error.original.width)x\(error.original.height) but \(distorted) is \(error.distorted.width)x\(error.distorted.height): compare needs pictures of the same size") + "\n")
+            return 2
+        } catch {
+            StandardStream.error.write(TerminalText.line("imgprep: \(distorted): \(error)") + "\n")
+            return 1
+        }
+    }
+}
