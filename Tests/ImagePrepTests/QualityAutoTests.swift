@@ -61,6 +61,25 @@ import Testing
         #expect(lowerScore < target, "\(format): quality \(quality - 1) scores \(lowerScore) already, at least \(target)")
     }
 
+    /// A Display P3 picture in every lossy format: the score the search reports is the one `imgprep compare`
+    /// gives (each side in its own profile), and it reaches the target below quality 100. libjxl hands an
+    /// XYB-coded picture back in sRGB, so scoring the decode in the source's profile never reached 80 and
+    /// the search wrote quality 100.
+    @Test(arguments: ["jpeg", "webp", "avif", "jxl"])
+    func aWideGamutPictureIsScoredInEachSidesOwnProfile(_ format: String) throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = TestSupport.fixtures.appendingPathComponent("ssimulacra2/p3.png").path
+        let result = try Self.convert(input, ["--to", format, "--quality", "auto"], in: dir)
+        let quality = try #require(result.file["quality"] as? Int)
+        let reported = try #require(result.file["score"] as? Double)
+        let compared = try ImageComparison.score(original: ImageComparison.decode(TestSupport.bytes(input)),
+                                                 distorted: ImageComparison.decode(result.output))
+        #expect(quality < 100, "\(format): quality \(quality)")
+        #expect(compared >= 80, "\(format): compare gives \(compared)")
+        #expect(abs(compared - reported) < 0.01, "\(format): reported \(reported), compare gives \(compared)")
+    }
+
     /// Without --subsampling, JPEG tries 4:2:0 and 4:4:4 and writes the smaller at the target: never larger
     /// than either layout's own answer.
     @Test func bothChromaLayoutsAreTriedAndTheSmallerWritten() throws {

@@ -1,12 +1,13 @@
 /// Scores encodes of one picture against it, for `--quality auto`: the picture as it would be written
 /// losslessly (what OutputEncoding is handed: turned, resized, colour-converted, flattened) is prepared
 /// once (`SSIMULACRA2.Reference`, one per frame of an animation), and each encode is decoded back through
-/// the reader registry, so only the encoder's loss is measured. Both sides carry the output's ICC profile.
+/// the reader registry, so only the encoder's loss is measured. The original is in the output's ICC profile,
+/// each decode in the profile its decoder reports (a decoder may hand out pixels in another space: libjxl
+/// gives an XYB-coded picture back in sRGB).
 struct CandidateScorer: Sendable {
     private let references: [SSIMULACRA2.Reference]
     /// Each reference frame's start, in milliseconds (0 for a still picture).
     private let starts: [Int]
-    private let profile: [UInt8]?
     private let isAnimation: Bool
     private let maxPixels: Int
 
@@ -20,7 +21,6 @@ struct CandidateScorer: Sendable {
             starts = [0]
             isAnimation = false
         }
-        self.profile = profile
         self.maxPixels = maxPixels
     }
 
@@ -31,14 +31,14 @@ struct CandidateScorer: Sendable {
         let options = DecodeOptions(maxPixels: maxPixels, keepsAnimation: isAnimation)
         let decoded = try format.reader.decoder.decode(encoded, options: options)
         guard case .animation(let animation) = decoded.content, isAnimation else {
-            return try references[0].score(decoded.content.rgb(), profile: profile)
+            return try references[0].score(decoded.content.rgb(), profile: decoded.metadata.icc)
         }
         let shownStarts = Self.starts(of: animation)
         var lowest = Double.infinity
         for (index, reference) in references.enumerated() {
             // The decoded frame on screen when this one starts (an encoder may merge identical frames).
             let shown = shownStarts.lastIndex { $0 <= starts[index] } ?? 0
-            lowest = min(lowest, try reference.score(animation.frames[shown].canvas, profile: profile))
+            lowest = min(lowest, try reference.score(animation.frames[shown].canvas, profile: decoded.metadata.icc))
         }
         return lowest
     }
