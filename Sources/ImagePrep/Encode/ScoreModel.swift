@@ -9,11 +9,14 @@ public struct ScoreModel: Sendable, Equatable {
     /// Whether `--quality auto` tries both 4:2:0 and 4:4:4 chroma (when --subsampling is not given) and
     /// writes the smaller at the target: worth it where 4:4:4 often reaches a score at fewer bytes.
     public let searchesChromaLayouts: Bool
+    /// How many qualities below the first layout's answer the other layout usually reaches the same score.
+    public let otherLayoutBelow: Int
 
-    public init(qualityAt80: Int, pointsPerQuality: Double, searchesChromaLayouts: Bool = false) {
+    public init(qualityAt80: Int, pointsPerQuality: Double, searchesChromaLayouts: Bool = false, otherLayoutBelow: Int = 0) {
         self.qualityAt80 = qualityAt80
         self.pointsPerQuality = pointsPerQuality
         self.searchesChromaLayouts = searchesChromaLayouts
+        self.otherLayoutBelow = otherLayoutBelow
     }
 
     /// The first quality to try for `target`.
