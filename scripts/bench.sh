@@ -12,7 +12,8 @@
 #   CORPUS       corpus root (default ../shared/corpus, relative to the repo); read only, never copied
 #   BENCH_RUNS   timed runs per tool and workload; the table shows the median (default 3)
 #   BENCH_TABLE  where to write the page (default docs/benchmark.md; empty = don't write)
-#   BENCH_WORKLOADS  which workloads to run (default "1 2 3 4 5 6 7 8 9 10 11 hdr gif cache stream"; W3's ratios need W1)
+#   BENCH_WORKLOADS  which workloads to run (default "1 2 3 4 5 6 7 8 9 10 11 12 hdr gif cache stream"; W3's ratios need W1)
+#   SSIMULACRA2  the reference ssimulacra2 binary, if built (W12 then shows its time and agreement)
 #   BENCH_200MP  1 = also time the 200 MP Samsung HEIC as its own row set (W1b); off by default
 #                because one file takes ~7 s per tool per run and ImageMagick's policy refuses it
 #   CONVERT      ImageMagick 6 convert (default /usr/bin/convert: the real binary, not a wrapper)
@@ -39,7 +40,7 @@ CORPUS=${CORPUS:-../shared/corpus}
 BENCH_RUNS=${BENCH_RUNS:-3}
 BENCH_TABLE=${BENCH_TABLE-docs/benchmark.md}
 BENCH_200MP=${BENCH_200MP:-0}
-BENCH_WORKLOADS=${BENCH_WORKLOADS:-1 2 3 4 5 6 7 8 9 10 11 hdr gif cache stream}
+BENCH_WORKLOADS=${BENCH_WORKLOADS:-1 2 3 4 5 6 7 8 9 10 11 12 hdr gif cache stream}
 BENCH_QUIET_WAIT=${BENCH_QUIET_WAIT:-120}
 if [[ -z ${CONVERT:-} ]]; then
   if [[ -x /usr/bin/convert ]]; then CONVERT=/usr/bin/convert; else CONVERT=convert; fi
@@ -705,6 +706,85 @@ w9_avif_budget() {
   HEADLINES+=("- W9 (HEIC to AVIF of at most $(commas "$AVIF_BUDGET") bytes, no rival has one): $over files over it, $(jq -s '[.[] | select(.status == "failed")] | length' "$TMP/imgprep9.json") failed")
 }
 
+# W12: perceptual quality. The device photos at a 2048-pixel long edge: JPEG at a fixed quality 85 against
+# `--quality auto` (SSIMULACRA 2 of at least 80), each output scored by `imgprep compare` against the same
+# picture written losslessly (PNG); then `--to auto` against each single format, all with --quality auto.
+# With SSIMULACRA2=/path/to/the/reference/ssimulacra2 (cloudinary/ssimulacra2, built by hand: it is no
+# Debian package) the reference scores the same pairs too: its time per pair and its largest difference.
+w12_perceptual() {
+  local O=$TMP/out12 f stem l s fmt t0 t1 line
+  echo "== W12: perceptual quality, JPEG q85 against --quality auto, at 2048 px" >&2
+  rm -rf "$O"; mkdir -p "$O/ref"
+  "$IMGPREP" convert "${INPUTS[@]}" --to png --max-dimension 2048 -o "$O/ref" -j 2 --quiet || die "W12: the lossless references failed"
+  local fixed=("imgprep --quality 85" "$O/q85" "$IMGPREP" convert "${INPUTS[@]}" --to jpeg --quality 85 --max-dimension 2048 -o "$O/q85" -j 2 --quiet)
+  local auto=("imgprep --quality auto" "$O/auto" "$IMGPREP" convert "${INPUTS[@]}" --to jpeg --quality auto --max-dimension 2048 -o "$O/auto" -j 2 --json)
+  measure fixed auto
+  cp "$TMP/stdout-imgprep___quality_auto.txt" "$TMP/imgprep12.json"
+  # The timed runs' outputs are gone (each run empties its directory): write both once more to score them.
+  rm -rf "$O/q85" "$O/auto"
+  "${fixed[@]:2}" >/dev/null 2>&1; "${auto[@]:2}" >"$TMP/imgprep12.json" 2>/dev/null
+  # score DIR EXT : "stem score" per input, by imgprep compare against the lossless picture.
+  score() { for f in "${INPUTS[@]}"; do stem=$(basename "${f%.*}"); printf '%s %s\n' "$stem" "$("$IMGPREP" compare "$O/ref/$stem.png" "$1/$stem.$2" 2>/dev/null || echo nan)"; done; }
+  score "$O/q85" jpg >"$TMP/scores-q85.txt"; score "$O/auto" jpg >"$TMP/scores-auto.txt"
+  # stats FILE : mean, lowest, how many below 80
+  stats() { awk '{n++; s += $2; if (n == 1 || $2 < lo) lo = $2; if ($2 < 80) b++} END {printf "%.1f %.1f %d", s / n, lo, b}' "$1"; }
+  bytes() { local t=0; for f in "$1"/*."$2"; do [[ -f $f ]] && t=$((t + $(stat -c %s "$f"))); done; echo "$t"; }
+  local q85=($(stats "$TMP/scores-q85.txt")) au=($(stats "$TMP/scores-auto.txt")) b85 bau
+  b85=$(bytes "$O/q85" jpg); bau=$(bytes "$O/auto" jpg)
+  emit ""
+  emit "### W12: device photo HEIC → JPEG at 2048 px: fixed quality 85 against --quality auto (SSIMULACRA 2 ≥ 80)"
+  emit ""
+  emit "| | median s | time ratio | CPU s | bytes | bytes ratio | mean score | lowest score | files below 80 |"
+  emit "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+  emit "| --quality 85 | ${R_TIME[imgprep --quality 85]} | 1.00 | ${R_CPU[imgprep --quality 85]} | $(commas "$b85") | 1.00 | ${q85[0]} | ${q85[1]} | ${q85[2]}/${#INPUTS[@]} |"
+  emit "| --quality auto | ${R_TIME[imgprep --quality auto]} | $(ratio "${R_TIME[imgprep --quality auto]}" "${R_TIME[imgprep --quality 85]}") | ${R_CPU[imgprep --quality auto]} | $(commas "$bau") | $(ratio "$bau" "$b85") | ${au[0]} | ${au[1]} | ${au[2]}/${#INPUTS[@]} |"
+  emit ""
+  emit "- scores by \`imgprep compare\` against the same picture written losslessly (\`imgprep convert --to png --max-dimension 2048\`); qualities --quality auto chose: $(jq -rs '[.[] | select(.status == "ok") | .quality | tostring] | join(" ")' "$TMP/imgprep12.json"); scored encodes per file: $(jq -rs '[.[] | select(.status == "ok") | (.scores // 0)] | (add / length * 100 | round) / 100' "$TMP/imgprep12.json")"
+  commands "imgprep --quality 85" "imgprep --quality auto"
+  HEADLINES+=("- W12 (JPEG at 2048 px, SSIMULACRA 2): --quality auto writes $(ratio "$bau" "$b85") of quality 85's bytes in $(ratio "${R_TIME[imgprep --quality auto]}" "${R_TIME[imgprep --quality 85]}")x its time; lowest score ${au[1]} against quality 85's ${q85[1]} (${q85[2]} of ${#INPUTS[@]} quality-85 files below 80)")
+
+  # --to auto against each single format, one run each.
+  emit ""
+  emit "#### --to auto against each single format, all with --quality auto (one run each)"
+  emit ""
+  emit "| --to | wall s | bytes | bytes ratio to --to auto | mean score | lowest score | formats chosen |"
+  emit "|---|---:|---:|---:|---:|---:|---|"
+  local -A tb=()
+  for fmt in auto avif webp jpeg; do
+    rm -rf "$O/to-$fmt"; mkdir -p "$O/to-$fmt"
+    ((BENCH_QUIET_WAIT > 0)) && wait_quiet
+    t0=$(date +%s%N)
+    "$IMGPREP" convert "${INPUTS[@]}" --to "$fmt" --quality auto --max-dimension 2048 -o "$O/to-$fmt" -j 2 --json >"$TMP/to-$fmt.json" 2>/dev/null
+    t1=$(date +%s%N)
+    tb[$fmt]=$(jq -s '[.[] | select(.status == "ok") | .bytes] | add' "$TMP/to-$fmt.json")
+    line="| $fmt | $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", (b-a)/1e9}') | $(commas "${tb[$fmt]}") | $(ratio "${tb[$fmt]}" "${tb[auto]}") | $(jq -rs '[.[] | select(.status == "ok") | .score] | (add / length * 10 | round) / 10' "$TMP/to-$fmt.json") | $(jq -rs '[.[] | select(.status == "ok") | .score] | min * 10 | round / 10' "$TMP/to-$fmt.json") | $(jq -rs '[.[] | select(.status == "ok") | .format] | group_by(.) | map("\(.[0]) \(length)") | join(", ")' "$TMP/to-$fmt.json") |"
+    emit "$line"
+  done
+  emit ""
+  emit "Command line: \`$(show_command "$IMGPREP" convert "${INPUTS[@]}" --to auto --quality auto --max-dimension 2048 -o "$O/to-auto" -j 2 --json)\`"
+  HEADLINES+=("- W12 (--to auto, SSIMULACRA 2 ≥ 80): $(ratio "${tb[auto]}" "${tb[jpeg]}") of --to jpeg's bytes, $(ratio "${tb[auto]}" "${tb[webp]}") of webp's, $(ratio "${tb[auto]}" "${tb[avif]}") of avif's")
+
+  # The metric's own cost: imgprep compare per pair (decoding both PNGs included), and the reference's.
+  local pairs=0 n=0 ours_s ref_s maxdiff=0 a b
+  t0=$(date +%s%N)
+  for f in "${INPUTS[@]}"; do stem=$(basename "${f%.*}"); "$IMGPREP" compare "$O/ref/$stem.png" "$O/q85/$stem.jpg" >/dev/null 2>&1 && pairs=$((pairs + 1)); done
+  t1=$(date +%s%N)
+  ours_s=$(awk -v a="$t0" -v b="$t1" -v n="$pairs" 'BEGIN {printf "%.3f", (b-a)/1e9/n}')
+  line="- the metric: \`imgprep compare\` takes $ours_s s per 2048-pixel pair, decoding both files included (one process per pair, one after another)"
+  if [[ -n ${SSIMULACRA2:-} && -x $SSIMULACRA2 ]]; then
+    t0=$(date +%s%N)
+    while read -r stem a; do
+      b=$("$SSIMULACRA2" "$O/ref/$stem.png" "$O/q85/$stem.jpg" 2>/dev/null) || continue
+      n=$((n + 1)); maxdiff=$(awk -v x="$a" -v y="$b" -v m="$maxdiff" 'BEGIN {d = x - y; if (d < 0) d = -d; print (d > m ? d : m)}')
+    done <"$TMP/scores-q85.txt"
+    t1=$(date +%s%N)
+    ref_s=$(awk -v a="$t0" -v b="$t1" -v n="$n" 'BEGIN {printf "%.3f", (b-a)/1e9/n}')
+    line+="; the reference ssimulacra2 takes $ref_s s ($(ratio "$ref_s" "$ours_s")x); largest difference between the two scores over these $n pairs: $(printf '%.2f' "$maxdiff")"
+  fi
+  emit ""
+  emit "$line"
+}
+
 # ---------------------------------------------------------------------------------------------------
 # Main
 
@@ -876,6 +956,7 @@ head_emit "# Benchmark" "" \
   "- **W9**: device photos to AVIF of at most $(commas "$AVIF_BUDGET") bytes each (no rival has an AVIF byte budget)" \
   "- **W10**: device photos to JPEG XL at imgprep's default quality ($JXL_QUALITY) and effort ($JXL_EFFORT), vips given the same distance and effort" \
   "- **W11**: the corpus's upright photo JPEGs without a gain map recompressed losslessly into JPEG XL (\`djxl\` gives each back byte for byte), against cjxl, which does the same by default" \
+  "- **W12**: perceptual quality: the device photos at a 2048-pixel long edge as JPEG at quality 85 against \`--quality auto\` (the lowest quality whose SSIMULACRA 2 score is at least 80), with bytes, time and scores; then \`--to auto\` against each single format" \
   "- **cache**: the device photos converted with an empty \`--cache\`, then a fresh copy of them (new paths and modification times, as a CI checkout gives) converted again with that cache" \
   "- **HDR**: the corpus photos with a gain map (an iPhone HEIC, an Ultra HDR JPEG) to JPEG at quality 85, the map kept as Ultra HDR against \`--hdr drop\`" \
   "- **GIF**: animated GIFs (pans across four device photos, made with ImageMagick, and the animated test fixtures) to animated WebP at quality 80 and lossless, against gif2webp (-lossy and -mixed) and vips, with bytes and PSNR against what a browser shows (gif2webp's lossless output), photo pans and synthetic apart, and gif2webp's bytes at imgprep's PSNR" \
@@ -927,6 +1008,7 @@ if wanted 11; then
   w11_jxl_recompress
   INPUTS=("${HEICS[@]}")
 fi
+wanted 12 && w12_perceptual
 if wanted 7; then
   INPUTS=("${Q95_JPEGS[@]}")
   w7_webp_budget
