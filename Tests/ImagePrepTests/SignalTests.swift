@@ -137,7 +137,8 @@ import Testing
         let pid = run.process.processIdentifier
         #expect(TestSupport.waitUntil { Self.waitsForAFIFOWriter(pid) || !run.process.isRunning }, "never waited on the FIFO")
         kill(pid, SIGTERM)
-        #expect(run.ended(within: 5), "still running 5 s after SIGTERM")
+        // A deadline, not a measure of speed: two test runs sharing two cores once took longer than 5 s.
+        #expect(run.ended(within: 20), "still running 20 s after SIGTERM")
         #expect(run.process.terminationReason == .exit, "\(run.stderr)")
         #expect(run.process.terminationStatus == 128 + SIGTERM, "\(run.stderr)")
         #expect(run.stderr.contains("imgprep: interrupted by SIGTERM"), "\(run.stderr)")

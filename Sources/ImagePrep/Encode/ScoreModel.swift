@@ -11,13 +11,21 @@ public struct ScoreModel: Sendable, Equatable {
     public let searchesChromaLayouts: Bool
     /// How many qualities below the first layout's answer the other layout usually reaches the same score.
     public let otherLayoutBelow: Int
+    /// Whether 4:4:4 is searched when 4:2:0 cannot reach the target at any quality (fine saturated detail,
+    /// drawn colours), for a format whose 4:4:4 encodes are too slow to try on every picture.
+    public let fullChromaWhenMissed: Bool
 
-    public init(qualityAt80: Int, pointsPerQuality: Double, searchesChromaLayouts: Bool = false, otherLayoutBelow: Int = 0) {
+    public init(qualityAt80: Int, pointsPerQuality: Double, searchesChromaLayouts: Bool = false, otherLayoutBelow: Int = 0,
+                fullChromaWhenMissed: Bool = false) {
         self.qualityAt80 = qualityAt80
         self.pointsPerQuality = pointsPerQuality
         self.searchesChromaLayouts = searchesChromaLayouts
         self.otherLayoutBelow = otherLayoutBelow
+        self.fullChromaWhenMissed = fullChromaWhenMissed
     }
+
+    /// Whether `--quality auto` needs the other chroma layout's encoder at hand.
+    var triesOtherLayout: Bool { searchesChromaLayouts || fullChromaWhenMissed }
 
     /// The first quality to try for `target`.
     func firstGuess(target: Double, in range: ClosedRange<Int>) -> Int {

@@ -126,7 +126,7 @@ struct ScoreSearch {
         var best = try search(job.encoder)
         var trials = best.trials
         var sizedOnly = 0   // encodes made to learn a size, never scored
-        if let alternative, best.reached {
+        if let alternative, best.reached, model.searchesChromaLayouts {
             let (other, scored, sized) = try smaller(than: best, with: alternative, input: Self.withoutYCbCrPlanes(picture),
                                               metadata: metadata, scorer: scorer) { q, known in
                 try search(alternative, start: q - 1, ceiling: q, known: known)
@@ -134,7 +134,7 @@ struct ScoreSearch {
             trials += scored
             sizedOnly = sized
             if let other { best = other }
-        } else if let alternative {
+        } else if let alternative, !best.reached {
             let other = try search(alternative, start: best.quality)
             trials += other.trials
             if other.reached || other.score > best.score { best = other }

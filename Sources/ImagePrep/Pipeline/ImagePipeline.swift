@@ -126,7 +126,7 @@ public enum ImagePipeline {
         }
         // `--quality auto` may try the other chroma layout too (the format's ScoreModel says whether).
         var chromaAlternative: (any ImageEncoding)?
-        if settings.scoreTarget != nil, settings.subsampling == nil, encoder.traits.scoreModel?.searchesChromaLayouts == true {
+        if settings.scoreTarget != nil, settings.subsampling == nil, encoder.traits.scoreModel?.triesOtherLayout == true {
             var full = settings
             full.subsampling = .s444
             let base = EncoderRegistry.encoder(for: full, searching: true, transposedBlocks: transposedBlocks, threads: threads)
