@@ -65,6 +65,23 @@ import Testing
         #expect(lowerScore < target, "\(format): quality \(quality - 1) scores \(lowerScore) already, at least \(target)")
     }
 
+    /// Every format's `--quality auto` output re-scored by the second reader (PyPI's independent port, within
+    /// 3 points of the reference and of ours on photos: SSIMULACRA2SecondReaderTests): it too finds the target
+    /// reached, to that tolerance.
+    @Test(.enabled(if: SSIMULACRA2SecondReader.python != nil, "no PyPI ssimulacra2 in .venv-test (make testenv)"),
+          arguments: ["jpeg", "webp", "avif", "heic", "jxl"])
+    func theSecondReaderFindsTheTargetReached(_ format: String) throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("photo.png").path
+        try Data(try Self.photo.get()).write(to: URL(fileURLWithPath: input))
+        let result = try Self.convert(input, ["--to", format, "--quality", "auto"], in: dir)
+        let decoded = dir.appendingPathComponent("decoded.png").path
+        try Data(PNGEncoder.encode(Self.decode(result.output).rgb(), metadata: ImageMetadata())).write(to: URL(fileURLWithPath: decoded))
+        let theirs = try SSIMULACRA2SecondReader.score(input, decoded)
+        #expect(theirs >= 80 - 3, "\(format): PyPI's port scores \(theirs), ours \(result.file["score"] ?? "?")")
+    }
+
     /// A Display P3 picture with fine saturated detail in every lossy format: the score the search reports
     /// is the one `imgprep compare` gives (each side in its own profile), and it reaches the target below
     /// quality 100 (libjxl hands an XYB-coded picture back in sRGB: scored in the source's profile, it never
