@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import ImagePrep
 import Synchronization
@@ -13,10 +12,7 @@ final class SignalWatcher {
     /// How long the batch has to finish its own way (report what was done) before it is ended.
     static let grace = 0.8
 
-    private let sources: [DispatchSourceSignal]
     private let first = SharedState()
-    /// Its own queue, so a pool of threads all blocked in system calls cannot delay the handler.
-    private let queue = DispatchQueue(label: "imgprep.signals")
 
     private final class SharedState: Sendable {
         let value = Atomic<Int32>(0)
@@ -33,25 +29,18 @@ final class SignalWatcher {
     }
 
     /// Installed first thing, so a signal while the list or the cache is being opened ends the run too.
+    /// The handlers are in place when this returns (sigaction, not libdispatch's sources, which register
+    /// later on its own thread: a signal in between was lost); a thread of its own reads them, so a pool of
+    /// threads all blocked in system calls cannot delay it.
     init() {
-        var sources: [DispatchSourceSignal] = []
-        for signalNumber in Self.handled {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
-            source.setEventHandler { [first, queue] in
-                let (isFirst, earlier) = first.value.compareExchange(expected: 0, desired: signalNumber, ordering: .relaxed)
-                guard isFirst else { return Self.end(earlier, first) }  // a second signal: no more waiting
-                first.stop.withLock { $0 }?()
-                queue.asyncAfter(deadline: .now() + Self.grace) { Self.end(signalNumber, first) }
-            }
-            source.resume()
-            sources.append(source)
+        guard let signals = SignalPipe.install(Self.handled) else { return }
+        Thread.detachNewThread { [first] in
+            guard let signalNumber = SignalPipe.next(from: signals) else { return }
+            first.value.store(signalNumber, ordering: .relaxed)
+            first.stop.withLock { $0 }?()
+            _ = SignalPipe.next(from: signals, within: Self.grace)  // a second signal: no more waiting
+            Self.end(signalNumber, first)
         }
-        self.sources = sources
-        // libdispatch registers a resumed source on its queue, later: until then the signals are ignored
-        // (SIG_IGN above), and one sent while the main thread blocks (opening a FIFO list) was lost.
-        // Waiting for the queue to drain once means the registrations are done before anything else.
-        queue.sync {}
     }
 
     /// From now on a signal calls `body` (cancel the batch, kill the workers) before the grace period,
@@ -87,5 +76,4 @@ final class SignalWatcher {
         [SIGINT: "SIGINT", SIGTERM: "SIGTERM", SIGHUP: "SIGHUP", SIGQUIT: "SIGQUIT"][signalNumber] ?? "signal \(signalNumber)"
     }
 
-    deinit { sources.forEach { $0.cancel() } }
 }

@@ -265,6 +265,11 @@ void cic_rgb_planes_to_ycbcr(const uint8_t *r, ptrdiff_t r_stride, const uint8_t
  * close-on-exec atomically, or a worker spawned meanwhile by another thread would inherit them. */
 int cic_pipe_cloexec(int fds[2]);
 
+/* The given signals handled by writing their number as one byte to a close-on-exec pipe, whose read end is
+ * returned (-1 on failure, or when already installed). sigaction takes effect at once, unlike libdispatch's
+ * signal sources (registered later on its own thread): a signal sent in between was lost. */
+int cic_signal_pipe_install(const int *signals, int count);
+
 /* The process's argc and argv as the C runtime handed them to the program, captured by an ELF constructor.
  * Swift's CommandLine (static runtime, Linux) sees no arguments when /proc is not mounted. */
 int cic_process_argc(void);
