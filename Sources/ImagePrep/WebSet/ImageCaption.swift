@@ -105,14 +105,15 @@ public enum ImageCaption {
         return String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
     }
 
-    /// Tabs and line breaks become spaces, other control characters (C0, DEL, C1, bidi overrides) go,
+    /// Tabs and line breaks (NEL and U+2028/9 too) become spaces, other control characters (C0, DEL, C1,
+    /// bidi overrides and isolates, BOM) go,
     /// runs of spaces shrink to one, and the ends are trimmed.
     static func cleaned(_ text: String) -> String {
         var scalars = String.UnicodeScalarView()
         var lastWasSpace = true
         for scalar in text.unicodeScalars {
             let value = scalar.value
-            let isSpace = scalar == " " || value == 0x09 || value == 0x0A || value == 0x0D || value == 0x2028 || value == 0x2029
+            let isSpace = scalar == " " || value == 0x09 || value == 0x0A || value == 0x0D || value == 0x85 || value == 0x2028 || value == 0x2029
             if isSpace {
                 if !lastWasSpace { scalars.append(" ") }
                 lastWasSpace = true
