@@ -83,6 +83,50 @@ struct PlaceholderTests {
     }
 }
 
+/// Corpus photos, reduced to 256 px by vipsthumbnail (upright, sRGB), as the pipeline hands them over.
+@Suite(.enabled(if: PlaceholderReaders.python != nil && TestSupport.corpus != nil && TestSupport.toolExists("vipsthumbnail"),
+                "no .venv-test, no shared corpus or no vipsthumbnail: placeholders of corpus photos skipped"))
+struct CorpusPlaceholderTests {
+    @Test("ThumbHash and BlurHash of photos: PyPI reads back their colour (and ThumbHash their aspect); same bytes as PyPI's encoders",
+          arguments: ["heic/libheif__example.heic", "jpeg/nuke__image-p3.jpg", "jpeg/libvips__sample.jpg", "avif/libavif__kodim03_yuv420_8bpc.avif",
+                      "heic/libheif__with-alpha-512x512.heic"])
+    func photo(_ photo: String) throws {
+        let corpus = try #require(TestSupport.corpus)
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent("p.png")
+        let run = try TestSupport.run("vipsthumbnail", [corpus.appendingPathComponent(photo).path, "-s", "256", "-o", output.path])
+        try #require(run.status == 0, "\(run.stderr)")
+        let picture = try TestSupport.decode(output.path)
+
+        let thumb = try #require(try Placeholders.make(.thumbhash, from: picture))
+        let decoded = try PlaceholderReaders.run("thumbhash-decode", thumb.value)
+        let average = try #require(decoded["average"] as? [Double]), aspect = try #require(decoded["aspect"] as? Double)
+        let actual = Double(picture.width) / Double(picture.height)
+        #expect(abs(aspect - actual) / actual < 0.2, "\(photo): aspect \(aspect) vs \(actual)")
+        let blur = try #require(try Placeholders.make(.blurhash, from: picture))
+        let blurred = try #require(try PlaceholderReaders.run("blurhash-decode", blur.value)["pixels"] as? [Int]).map(UInt8.init)
+        let blurMean = Pictures.mean(PixelBuffer(width: 32, height: 24, channels: 3, pixels: blurred))
+        if picture.hasAlpha {
+            let alphaMean = (0..<(picture.width * picture.height)).reduce(0.0) { $0 + Double(picture.pixels[4 * $1 + 3]) } / Double(picture.width * picture.height) / 255
+            #expect(abs(average[3] - alphaMean) < 0.07, "\(photo): alpha \(average[3]) vs \(alphaMean)")
+        } else {
+            let mean = Pictures.mean(picture)
+            for k in 0..<3 {
+                #expect(abs(average[k] - mean[k]) < 0.06, "\(photo): ThumbHash channel \(k) \(average[k]) vs \(mean[k])")
+                #expect(abs(blurMean[k] - mean[k]) < 0.08, "\(photo): BlurHash channel \(k) \(blurMean[k]) vs \(mean[k])")
+            }
+            // PyPI's ThumbHash encoder mishandles alpha (its a_dc is a tuple), so bytes are compared on opaque photos.
+            let rgba = try #require(ThumbHash.reduced(picture))
+            let theirs = try PlaceholderReaders.run("thumbhash-encode", "", pixels: rgba)["hash"] as? String
+            #expect(Data(ThumbHash.encode(width: rgba.width, height: rgba.height, rgba: rgba.pixels)).base64EncodedString() == theirs, "\(photo)")
+        }
+        let rgb = try #require(BlurHash.reduced(picture))
+        let theirBlur = try PlaceholderReaders.run("blurhash-encode", "", pixels: rgb)["hash"] as? String
+        #expect(BlurHash.encode(width: rgb.width, height: rgb.height, rgb: rgb.pixels) == theirBlur, "\(photo)")
+    }
+}
+
 struct LQIPTests {
     /// The data URI's WebP decoded by dwebp: its size and mean colour.
     static func dwebp(_ uri: String) throws -> (width: Int, height: Int, mean: [Double]) {
