@@ -56,8 +56,7 @@ enum AttentionMap {
     /// nil when it is empty or its pixel count does not match its size.
     static func premultipliedRGB(_ picture: PixelBuffer) -> PixelBuffer? {
         let (w, h, c) = (picture.width, picture.height, picture.channels)
-        guard w >= 1, h >= 1, c == 3 || c == 4, w <= BoxGeometry.maxSide, h <= BoxGeometry.maxSide,
-              picture.pixels.count == w * h * c else { return nil }
+        guard picture.isUsable else { return nil }
         if c == 3 { return picture }
         var out = [UInt8](repeating: 0, count: w * h * 3)
         for i in 0..<(w * h) {

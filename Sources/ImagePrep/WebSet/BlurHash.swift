@@ -22,8 +22,7 @@ enum BlurHash {
     /// nil when it is empty or inconsistent.
     static func reduced(_ picture: PixelBuffer) -> PixelBuffer? {
         let (w, h, c) = (picture.width, picture.height, picture.channels)
-        guard w >= 1, h >= 1, c == 3 || c == 4, w <= BoxGeometry.maxSide, h <= BoxGeometry.maxSide,
-              picture.pixels.count == w * h * c else { return nil }
+        guard picture.isUsable else { return nil }
         let long = max(w, h)
         let size = (width: max(minimumSide, BoxGeometry.scale(w, workingSide, long)),
                     height: max(minimumSide, BoxGeometry.scale(h, workingSide, long)))

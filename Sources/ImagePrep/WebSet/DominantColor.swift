@@ -8,8 +8,7 @@ public enum DominantColor {
     /// weighted by its alpha. `#000000` when the picture is empty or wholly transparent.
     public static func hex(of picture: PixelBuffer) -> String {
         let (w, h, c) = (picture.width, picture.height, picture.channels)
-        guard w >= 1, h >= 1, c == 3 || c == 4, w <= BoxGeometry.maxSide, h <= BoxGeometry.maxSide,
-              picture.pixels.count == w * h * c else { return "#000000" }
+        guard picture.isUsable else { return "#000000" }
         let count = w * h
         let stride = max(1, count / maxSamples)
         var weights = [Int](repeating: 0, count: 4096)

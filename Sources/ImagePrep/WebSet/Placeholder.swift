@@ -48,11 +48,10 @@ enum LQIP {
 
     /// `picture` reduced to `width` px wide (or less: never enlarged), its aspect kept within `maxHeight`.
     static func reduced(_ picture: PixelBuffer) -> PixelBuffer? {
-        let (w, h, c) = (picture.width, picture.height, picture.channels)
-        guard w >= 1, h >= 1, c == 3 || c == 4, w <= BoxGeometry.maxSide, h <= BoxGeometry.maxSide,
-              picture.pixels.count == w * h * c else { return nil }
-        var (tw, th) = (min(width, w), 0)
-        th = BoxGeometry.scale(h, tw, w)
+        let (w, h) = (picture.width, picture.height)
+        guard picture.isUsable else { return nil }
+        var tw = min(width, w)
+        var th = BoxGeometry.scale(h, tw, w)
         if th > maxHeight {
             th = min(maxHeight, h)
             tw = min(tw, BoxGeometry.scale(w, th, h))

@@ -15,8 +15,7 @@ enum ThumbHash {
     /// `picture` as RGBA within `maxSide` x `maxSide`, aspect kept; nil when it is empty or inconsistent.
     static func reduced(_ picture: PixelBuffer) -> PixelBuffer? {
         let (w, h, c) = (picture.width, picture.height, picture.channels)
-        guard w >= 1, h >= 1, c == 3 || c == 4, w <= BoxGeometry.maxSide, h <= BoxGeometry.maxSide,
-              picture.pixels.count == w * h * c else { return nil }
+        guard picture.isUsable else { return nil }
         let size = fittedSize(width: w, height: h, maxDimension: maxSide)
         let small = (size.width, size.height) == (w, h) ? picture : resized(picture, width: size.width, height: size.height)
         if c == 4 { return small }
