@@ -12,7 +12,7 @@ Routes (NAME is a file in --root):
   /nostore/NAME   Cache-Control: no-store and an ETag
   /plain/NAME     no validators
   /wrongtype/NAME served as text/html
-  /redirect/N/NAME  302 to /redirect/N-1/NAME; /redirect/0/NAME is /plain/NAME
+  /redirect/N/NAME  302 to /redirect/N-1/NAME, /redirect/0/NAME to /plain/NAME (N+1 redirects)
   /tofile         302 to file:///etc/passwd
   /status/CODE    that status with a small HTML body
   /slow           headers (Content-Length 1000), then nothing until the client goes away
@@ -27,7 +27,7 @@ import os
 import ssl
 import sys
 import threading
-import time
+import urllib.parse
 
 LAST_MODIFIED = "Tue, 01 Dec 2026 12:00:00 GMT"
 
@@ -64,7 +64,7 @@ def main():
                 self.wfile.write(body)
 
         def file(self, name):
-            path = os.path.join(args.root, os.path.basename(name))
+            path = os.path.join(args.root, os.path.basename(urllib.parse.unquote(name)))
             try:
                 with open(path, "rb") as f:
                     return f.read()
