@@ -8,8 +8,7 @@ struct DataURI: Sendable, Equatable {
         decode(uri, maxBytes: Int.max).map { DataURI(outputName: "data-" + SHA256.hex(SHA256.hash($0)).prefix(16)) }
     }
 
-    /// The decoded payload, refused past `maxBytes` (checked from the encoded length before decoding,
-    /// and again after).
+    /// The decoded payload, refused past `maxBytes`.
     static func decode(_ uri: String, maxBytes: Int) -> Result<[UInt8], ImagePrepError> {
         let bytes = Array(uri.utf8.dropFirst("data:".utf8.count))
         guard let comma = bytes.firstIndex(of: UInt8(ascii: ",")) else {
@@ -18,10 +17,8 @@ struct DataURI: Sendable, Equatable {
         let header = String(decoding: bytes[..<comma], as: UTF8.self).lowercased()
         let isBase64 = header.split(separator: ";").last == "base64"
         let payload = bytes[(comma + 1)...]
-        // Decoding never makes more bytes than it reads: a payload within the limit cannot decode past it.
-        if payload.count > maxBytes, !isBase64 || payload.count / 4 * 3 > maxBytes {
-            return .failure(tooLarge(maxBytes))
-        }
+        // Decoding makes fewer bytes than it reads, and the URI is in memory already: the limit is
+        // checked on the result.
         guard let decoded = PercentEncoding.decode(payload) else {
             return .failure(ImagePrepError(.corrupt, "the data: URI's payload has a % not followed by two hex digits"))
         }

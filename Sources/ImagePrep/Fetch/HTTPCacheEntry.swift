@@ -95,6 +95,11 @@ struct CacheControl: Equatable {
 
     static let maxMaxAge: Int64 = 365 * 24 * 3600
 
+    init(noStore: Bool, maxAge: Int64) {
+        self.noStore = noStore
+        self.maxAge = maxAge
+    }
+
     init(_ header: String?) {
         guard let header else { return }
         var noCache = false
