@@ -11,6 +11,7 @@ Routes (NAME is a file in --root):
   /maxage/NAME    Cache-Control: max-age=3600 and an ETag
   /nostore/NAME   Cache-Control: no-store and an ETag
   /plain/NAME     no validators
+  /agent/NAME     /plain/NAME when the User-Agent starts with imgprep/, else 403
   /wrongtype/NAME served as text/html
   /redirect/N/NAME  302 to /redirect/N-1/NAME, /redirect/0/NAME to /plain/NAME (N+1 redirects)
   /tofile         302 to file:///etc/passwd
@@ -138,6 +139,10 @@ def main():
                     return self.reply(304)
                 return self.reply(200, body, kind + [("ETag", etag), ("Cache-Control", "no-store")])
             if route == "plain":
+                return self.reply(200, body, kind)
+            if route == "agent":
+                if not (self.headers.get("User-Agent") or "").startswith("imgprep/"):
+                    return self.reply(403, b"who are you")
                 return self.reply(200, body, kind)
             if route == "wrongtype":
                 return self.reply(200, body, [("Content-Type", "text/html; charset=utf-8")])

@@ -145,6 +145,13 @@ import Testing
         #expect(leftovers.isEmpty, "\(leftovers)")
     }
 
+    @Test func theUserAgentNamesImgprep() throws {
+        let site = try Site()
+        let run = try site.run(["convert", site.server.url("/agent/b.jpg"), "--to", "png", "-o", "out"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(site.server.requests == ["GET /agent/b.jpg 200"])
+    }
+
     @Test func theContentTypeNeverDecidesTheFormat() throws {
         let site = try Site()
         let run = try site.run(["convert", site.server.url("/wrongtype/a.png"), "--to", "png", "-o", "out"])
@@ -270,14 +277,17 @@ import Testing
     }
 
     /// Only the batch parent downloads, and only when a URL is given: no process of a batch of paths
-    /// opens libcurl.
+    /// opens libcurl (glibc's loader reports what each process opened, as LazyLibjxlTests reads it).
     @Test func aBatchOfPathsNeverOpensLibcurl() throws {
         let directory = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let input = TestSupport.fixtures.appendingPathComponent("jxl/exif.jpg").path
-        let (run, reports) = try TestSupport.loaderReports(["convert", input, "--to", "png", "-o", directory.path], in: directory)
+        let cache = directory.appendingPathComponent("cache").path
+        let (run, reports) = try TestSupport.loaderReports(["convert", input, "--to", "png", "-o", directory.path, "--cache", cache], in: directory)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(!reports.isEmpty)
         #expect(!reports.contains { $0.contains("libcurl") })
+        // Nor does it leave an HTTP cache in its --cache.
+        #expect(!FileManager.default.fileExists(atPath: cache + "/http"))
     }
 }

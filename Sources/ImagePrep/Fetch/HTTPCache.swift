@@ -24,7 +24,22 @@ final class HTTPCache: Sendable {
         clock_gettime(CLOCK_REALTIME, &now)
         now.tv_sec -= 2  // the kernel's file times lag this clock (as OutputCache says)
         runStart = FileTimestamp(now)
-        try OutputCache.checkWritable(self.directory)
+        try Self.checkUsable(self.directory)
+    }
+
+    /// A directory that exists must take a file; one that does not is created at the first store (so a
+    /// run without URLs leaves no `http/` in its --cache), and the nearest folder that exists must be
+    /// writable. Either way a cache that cannot work is an error before the batch starts.
+    private static func checkUsable(_ directory: String) throws {
+        if RawPath.status(directory) != nil { return try OutputCache.checkWritable(directory) }
+        var ancestor = directory
+        while RawPath.status(ancestor) == nil {
+            let parent = RawPath.split(ancestor).directory
+            ancestor = parent.isEmpty ? "." : parent
+        }
+        guard RawPath.isDirectory(ancestor), RawPath.withCString(ancestor, { access($0, W_OK) }) == 0 else {
+            throw ImagePrepError(.io, "cannot create \(directory): \(ancestor) is not a writable directory")
+        }
     }
 
     static func now() -> Int64 { Int64(time(nil)) }

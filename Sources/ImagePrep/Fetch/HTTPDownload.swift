@@ -10,8 +10,9 @@ struct HTTPDownload {
     let cache: HTTPCache?
 
     func run() throws -> LocalCopy {
-        let stored = cache?.lookup(url)
-        if let stored, stored.isFresh(now: HTTPCache.now()), stored.body.count <= options.maxBytes {
+        // A stored body over this run's --max-input-size is as good as none.
+        let stored = cache?.lookup(url).flatMap { $0.body.count <= options.maxBytes ? $0 : nil }
+        if let stored, stored.isFresh(now: HTTPCache.now()) {
             return try LocalCopy.write(stored.body)
         }
         let (fd, copy) = try LocalCopy.create()
@@ -33,7 +34,7 @@ struct HTTPDownload {
                     if entry.etag != nil || entry.lastModified != nil || entry.maxAge > 0 { cache.store(entry) }
                 }
             case 304:
-                guard let stored, stored.body.count <= options.maxBytes else {
+                guard let stored else {
                     throw ImagePrepError(.io, "HTTP 304 for a response this run did not ask to revalidate")
                 }
                 guard FileDescriptorIO.writeAll(fd, stored.body) else {
