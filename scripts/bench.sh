@@ -614,11 +614,12 @@ urls_workload() {
   local requests304
   requests304=$(grep -c ' 304$' "$dir/requests.log")
   R_CMD[imgprep]="imgprep convert --files-from URLS -o OUT --max-dimension 320 -j 2 --quiet --http-cache EMPTY_DIR"
+  R_CMD["imgprep, warm --http-cache"]="imgprep convert --files-from URLS -o OUT --max-dimension 320 -j 2 --quiet --http-cache WARM_DIR (filled by one untimed run before)"
   R_CMD["curl + imgprep"]="cd DL && xargs -a URLS curl -sS --fail --parallel --parallel-max 2 --remote-name-all && imgprep convert DL/* -o OUT --max-dimension 320 -j 2 --quiet"
   R_CMD["curl + ImageMagick"]="cd DL && xargs -a URLS curl -sS --fail --parallel --parallel-max 2 --remote-name-all && ls | xargs -P 2 -I{} $CONVERT {} -resize '320x320>' -quality 85 OUT/{}"
   table "urls: 200 JPEGs (640x480) from 127.0.0.1 → 320 px thumbnails" imgprep imgprep "imgprep, warm --http-cache" "curl + imgprep" "curl + ImageMagick" "ImageMagick (URLs)"
   emit ""
-  emit "The warm runs revalidate every URL (If-None-Match, the server answers 304): $requests304 requests answered 304 over all runs.${im_note:+ $im_note}"
+  emit "The warm runs revalidate every URL (If-None-Match, the server answers 304): $requests304 requests answered 304 over the timed runs and the memory run.${im_note:+ $im_note}"
   headline "urls (200 images from 127.0.0.1)" "imgprep, warm --http-cache" "curl + imgprep" "curl + ImageMagick" "ImageMagick (URLs)"
   exec {hold}>&-
   wait "$server" 2>/dev/null
