@@ -89,6 +89,44 @@ import Testing
         #expect(try TestSupport.bytes(site.path("out1/a.jpg")) == TestSupport.bytes(site.path("out2/a.jpg")))
     }
 
+    @Test func theHTTPCacheStaysWithinCacheMaxSize() throws {
+        let site = try Site()
+        let run = try site.run(["convert", site.server.url("/maxage/a.png"), site.server.url("/maxage/b.jpg"), "--to", "png",
+                                "-o", "out", "--http-cache", "hc", "--cache-max-size", "20KB"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let hc = site.directory.appendingPathComponent("hc")
+        let sizes = try FileManager.default.subpathsOfDirectory(atPath: hc.path).filter { $0.count == 65 }.map { entry in
+            try FileManager.default.attributesOfItem(atPath: hc.appendingPathComponent(entry).path)[.size] as? Int ?? 0
+        }
+        #expect(!sizes.isEmpty && sizes.reduce(0, +) <= 20_000, "\(sizes)")
+    }
+
+    /// Two runs at once on one --http-cache, then a third: every entry it finds is whole (304s only) and
+    /// the outputs are the same bytes.
+    @Test func runsAtOnceShareTheHTTPCache() throws {
+        let site = try Site()
+        let urls = [site.server.url("/etag/a.png"), site.server.url("/etag/b.jpg")]
+        nonisolated(unsafe) var statuses: [Int32] = [0, 0]  // each written by one queue, read after wait()
+        let group = DispatchGroup()
+        let directory = site.directory, environment = TestSupport.environment(adding: ["TMPDIR": site.path("tmp")])
+        for index in 0..<2 {
+            DispatchQueue.global().async(group: group) {
+                let arguments = ["convert"] + urls + ["--to", "png", "-o", "out\(index)", "--http-cache", "hc"]
+                statuses[index] = (try? TestSupport.imgprep(arguments, cwd: directory, environment: environment))?.status ?? -1
+            }
+        }
+        group.wait()
+        #expect(statuses == [0, 0])
+        let before = site.server.requests.count
+        let third = try site.run(["convert"] + urls + ["--to", "png", "-o", "out2", "--http-cache", "hc"])
+        #expect(third.status == 0, "\(third.stderr)")
+        #expect(Array(site.server.requests.dropFirst(before)).sorted() == ["GET /etag/a.png 304", "GET /etag/b.jpg 304"])
+        for name in ["a.png", "b.png"] {
+            #expect(try TestSupport.bytes(site.path("out0/" + name)) == TestSupport.bytes(site.path("out2/" + name)))
+            #expect(try TestSupport.bytes(site.path("out1/" + name)) == TestSupport.bytes(site.path("out2/" + name)))
+        }
+    }
+
     /// /redirect/4 is five redirects, /redirect/5 six.
     @Test func redirectsAreFollowedUpToFiveAndNeverToFile() throws {
         let site = try Site()
