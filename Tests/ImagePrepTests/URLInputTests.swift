@@ -166,6 +166,26 @@ import Testing
         #expect(line?["error_stage"] as? String == "fetch")
     }
 
+    /// SIGTERM while a download hangs: the run ends 143 and its temporary download is gone.
+    @Test func aSignalDuringADownloadRemovesItsTemporaryFile() throws {
+        let site = try Site()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TestSupport.binary)
+        process.arguments = ["convert", site.server.url("/slow"), "-o", site.path("out")]
+        process.environment = TestSupport.environment(adding: ["TMPDIR": site.path("tmp")])
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let started = TestSupport.waitUntil {
+            site.server.count("/slow") == 1 && ((try? FileManager.default.contentsOfDirectory(atPath: site.path("tmp")))?.count ?? 0) == 1
+        }
+        #expect(started, "the download never started")
+        process.terminate()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 143)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: site.path("tmp")).isEmpty)
+    }
+
     @Test func bodiesPastTheLimitAndLyingLengthsAreCutOff() throws {
         let site = try Site()
         let run = try site.run(["convert", site.server.url("/forever"), site.server.url("/huge"), site.server.url("/short/a.png"),
