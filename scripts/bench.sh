@@ -970,7 +970,7 @@ PY
 
 wanted() { [[ " $BENCH_WORKLOADS " == *" $1 "* ]]; }
 
-for t in vips vipsthumbnail heif-convert jpegoptim identify jq cwebp cjxl djxl; do have "$t" || die "$t missing (make bench-deps)"; done
+for t in vips vipsthumbnail heif-convert jpegoptim identify jq cwebp cjxl djxl curl; do have "$t" || die "$t missing (make bench-deps)"; done
 have "$CONVERT" || die "ImageMagick convert missing (make bench-deps)"
 
 # head LINE... : lines for the top of the page (machine, versions, method), written before any run.
