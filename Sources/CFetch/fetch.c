@@ -95,6 +95,7 @@ typedef struct {
     const imgprep_fetch_request *request;
     imgprep_fetch_result *result;
     CURL *handle;
+    int64_t discarded;  // body bytes of answers other than 200, also bounded by max_bytes
 } transfer;
 
 // Copies a header's value into `field` when the whole value fits; otherwise leaves it empty and flags
@@ -153,7 +154,13 @@ static size_t on_body(char *data, size_t size, size_t count, void *context) {
     size_t length = size * count;
     long status = 0;
     loaded_easy_getinfo(t->handle, CURLINFO_RESPONSE_CODE, &status);
-    if (status != 200) return length;  // another answer's body (an error page): not kept, not counted
+    if (status != 200) {
+        // Another answer's body (a redirect's page, a 204 or 206): not kept, but not endless either.
+        t->discarded += (int64_t)length;
+        if (t->discarded <= t->request->max_bytes) return length;
+        result->outcome = IMGPREP_FETCH_TOO_LARGE;
+        return 0;
+    }
     if ((int64_t)length > t->request->max_bytes - result->bytes) {
         result->outcome = IMGPREP_FETCH_TOO_LARGE;
         return 0;  // libcurl stops with CURLE_WRITE_ERROR
@@ -201,7 +208,7 @@ void imgprep_curl_get(void *handle, const imgprep_fetch_request *request, imgpre
         result->outcome = IMGPREP_FETCH_CANCELLED;
         return;
     }
-    transfer t = {request, result, handle};
+    transfer t = {request, result, handle, 0};
     char error[CURL_ERROR_SIZE] = {0};
     int header_failed = 0;
     struct curl_slist *headers = NULL;
