@@ -14,6 +14,9 @@ let package = Package(
         // libjxl and libjxl_threads likewise (with libhwy and brotli, about 4-5 ms of CPU per process:
         // Sources/CJXL/LazyJXL.c). Needs libjxl-dev for the headers.
         .target(name: "CJXL", path: "Sources/CJXL", exclude: ["JXLFunctions.def"]),
+        // libcurl likewise, and only the batch parent ever downloads (Sources/CFetch/fetch.c). Needs
+        // libcurl4-openssl-dev for curl.h.
+        .target(name: "CFetch", path: "Sources/CFetch"),
         .systemLibrary(
             name: "CExif", path: "Sources/CExif", pkgConfig: "libexif",
             providers: [.apt(["libexif-dev"])]),
@@ -43,7 +46,7 @@ let package = Package(
         .target(name: "CSSIMULACRA2", path: "Sources/CSSIMULACRA2", linkerSettings: [.linkedLibrary("m")]),
         .target(
             name: "ImagePrep",
-            dependencies: ["CHeif", "CJXL", "CExif", "CWebP", "CGif", "CLCMS", "CImageCodecs", "CSSIMULACRA2"],
+            dependencies: ["CHeif", "CJXL", "CFetch", "CExif", "CWebP", "CGif", "CLCMS", "CImageCodecs", "CSSIMULACRA2"],
             path: "Sources/ImagePrep"),
         .executableTarget(name: "imgprep", dependencies: ["ImagePrep"], path: "Sources/imgprep"),
         // imgprep too: the option parser is unit-tested (`@testable import imgprep`); the CLI tests run the binary.

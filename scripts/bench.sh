@@ -12,7 +12,7 @@
 #   CORPUS       corpus root (default ../shared/corpus, relative to the repo); read only, never copied
 #   BENCH_RUNS   timed runs per tool and workload; the table shows the median (default 3)
 #   BENCH_TABLE  where to write the page (default docs/benchmark.md; empty = don't write)
-#   BENCH_WORKLOADS  which workloads to run (default "1 2 3 4 5 6 7 8 9 10 11 12 hdr gif cache stream"; W3's ratios need W1)
+#   BENCH_WORKLOADS  which workloads to run (default "1 2 3 4 5 6 7 8 9 10 11 12 hdr gif cache stream urls"; W3's ratios need W1)
 #   SSIMULACRA2  the reference ssimulacra2 binary, if built (W12 then shows its time and agreement)
 #   BENCH_200MP  1 = also time the 200 MP Samsung HEIC as its own row set (W1b); off by default
 #                because one file takes ~7 s per tool per run and ImageMagick's policy refuses it
@@ -40,7 +40,7 @@ CORPUS=${CORPUS:-../shared/corpus}
 BENCH_RUNS=${BENCH_RUNS:-3}
 BENCH_TABLE=${BENCH_TABLE-docs/benchmark.md}
 BENCH_200MP=${BENCH_200MP:-0}
-BENCH_WORKLOADS=${BENCH_WORKLOADS:-1 2 3 4 5 6 7 8 9 10 11 12 hdr gif cache stream}
+BENCH_WORKLOADS=${BENCH_WORKLOADS:-1 2 3 4 5 6 7 8 9 10 11 12 hdr gif cache stream urls}
 BENCH_QUIET_WAIT=${BENCH_QUIET_WAIT:-120}
 if [[ -z ${CONVERT:-} ]]; then
   if [[ -x /usr/bin/convert ]]; then CONVERT=/usr/bin/convert; else CONVERT=convert; fi
@@ -571,6 +571,62 @@ PY
   rm -rf "$dir"
 }
 
+# urls: 200 small JPEGs served from 127.0.0.1 (scripts/http-test-server.py, with ETags) made into
+# 320-pixel thumbnails: imgprep fetching the URLs itself with an empty --http-cache (cold) and with the
+# cache of an earlier run (warm: every URL revalidated, 304s), against curl downloading them first and
+# imgprep converting the files, and against ImageMagick reading the URLs (Debian's policy may refuse:
+# then curl + ImageMagick stands in, and the page says so).
+urls_workload() {
+  local dir=$TMP/urls O=$TMP/urls/out i port="" deadline
+  echo "== urls: 200 images from 127.0.0.1, cold and warm" >&2
+  rm -rf "$dir"; mkdir -p "$dir/root" "$O"
+  "$CONVERT" "$REPO/Tests/Fixtures/jxl/exif.jpg" -resize 640x480! "$dir/base.png"
+  for ((i = 0; i < 200; i++)); do
+    "$CONVERT" "$dir/base.png" -modulate 100,100,$((i * 100 / 200 + 50)) -quality 90 "$dir/root/$(printf 'img%03d' "$i").jpg"
+  done
+  mkfifo "$dir/server-stdin"
+  python3 "$REPO/scripts/http-test-server.py" --root "$dir/root" --log "$dir/requests.log" <"$dir/server-stdin" >"$dir/port" &
+  local server=$!
+  exec {hold}>"$dir/server-stdin"   # the server ends when this closes
+  deadline=$((SECONDS + 30))
+  while [[ -z $port && $SECONDS -lt $deadline ]]; do sleep 0.1; port=$(head -1 "$dir/port" 2>/dev/null); done
+  [[ -n $port ]] || die "the test server did not start"
+  local saved=("${INPUTS[@]}")
+  INPUTS=()
+  for ((i = 0; i < 200; i++)); do INPUTS+=("http://127.0.0.1:$port/etag/$(printf 'img%03d' "$i").jpg"); done
+  printf '%s\n' "${INPUTS[@]}" >"$dir/urls.txt"
+  export URLS_LIST=$dir/urls.txt URLS_HC_COLD=$dir/hc-cold URLS_HC_WARM=$dir/hc-warm URLS_DL=$dir/dl IMGPREP
+  "$IMGPREP" convert --files-from "$URLS_LIST" -o "$dir/fill" --max-dimension 320 -j 2 --quiet --http-cache "$URLS_HC_WARM" ||
+    echo "  (filling the warm cache: exit $?)" >&2
+  local ours=(imgprep "$O/cold" sh -c 'rm -rf "$URLS_HC_COLD"; exec "$IMGPREP" convert --files-from "$URLS_LIST" -o "$OUT" --max-dimension 320 -j 2 --quiet --http-cache "$URLS_HC_COLD"')
+  local warm=("imgprep, warm --http-cache" "$O/warm" "$IMGPREP" convert --files-from "$URLS_LIST" -o "$O/warm" --max-dimension 320 -j 2 --quiet --http-cache "$URLS_HC_WARM")
+  local fetch='rm -rf "$URLS_DL" && mkdir -p "$URLS_DL" && cd "$URLS_DL" && xargs -a "$URLS_LIST" curl -sS --fail --parallel --parallel-max 2 --remote-name-all'
+  local curl_ours=("curl + imgprep" "$O/curl" sh -c "$fetch"' && exec "$IMGPREP" convert "$URLS_DL"/* -o "$OUT" --max-dimension 320 -j 2 --quiet')
+  local curl_im=("curl + ImageMagick" "$O/curl-im" sh -c "$fetch"' && ls | xargs -P 2 -I{} "$CONVERT" {} -resize "320x320>" -quality 85 "$OUT/{}"')
+  local im=("ImageMagick (URLs)" "$O/im" "${X2[@]}" '"$CONVERT" "$1" -resize "320x320>" -quality 85 "$OUT/$(basename "$1")"')
+  local im_note im_check=$dir/im-check.jpg
+  if "$CONVERT" "${INPUTS[0]}" "$im_check" 2>"$dir/im.err" && [[ -s $im_check ]]; then
+    measure ours warm curl_ours curl_im im
+  else
+    im_note="ImageMagick cannot read the URLs here: $(head -1 "$dir/im.err" | sed "s|$TMP|/tmp/bench|g; s|$port|PORT|g") (Debian's default policy.xml refuses the HTTP, HTTPS and URL coders). It is not timed; curl + ImageMagick stands in for it."
+    measure ours warm curl_ours curl_im
+  fi
+  local requests304
+  requests304=$(grep -c ' 304$' "$dir/requests.log")
+  R_CMD[imgprep]="imgprep convert --files-from URLS -o OUT --max-dimension 320 -j 2 --quiet --http-cache EMPTY_DIR"
+  R_CMD["imgprep, warm --http-cache"]="imgprep convert --files-from URLS -o OUT --max-dimension 320 -j 2 --quiet --http-cache WARM_DIR (filled by one untimed run before)"
+  R_CMD["curl + imgprep"]="cd DL && xargs -a URLS curl -sS --fail --parallel --parallel-max 2 --remote-name-all && imgprep convert DL/* -o OUT --max-dimension 320 -j 2 --quiet"
+  R_CMD["curl + ImageMagick"]="cd DL && xargs -a URLS curl -sS --fail --parallel --parallel-max 2 --remote-name-all && ls | xargs -P 2 -I{} $CONVERT {} -resize '320x320>' -quality 85 OUT/{}"
+  table "urls: 200 JPEGs (640x480) from 127.0.0.1 → 320 px thumbnails" imgprep imgprep "imgprep, warm --http-cache" "curl + imgprep" "curl + ImageMagick" "ImageMagick (URLs)"
+  emit ""
+  emit "The warm runs revalidate every URL (If-None-Match, the server answers 304): $requests304 requests answered 304 over the timed runs and the memory run.${im_note:+ $im_note}"
+  headline "urls (200 images from 127.0.0.1)" "imgprep, warm --http-cache" "curl + imgprep" "curl + ImageMagick" "ImageMagick (URLs)"
+  exec {hold}>&-
+  wait "$server" 2>/dev/null
+  INPUTS=("${saved[@]}")
+  rm -rf "$dir"
+}
+
 # W6: HEIC -> WebP q80 (both keep the metadata; vips writes the pixels as stored plus the tag, we turn them).
 w6_webp() {
   local O=$TMP/out6
@@ -914,7 +970,7 @@ PY
 
 wanted() { [[ " $BENCH_WORKLOADS " == *" $1 "* ]]; }
 
-for t in vips vipsthumbnail heif-convert jpegoptim identify jq cwebp cjxl djxl; do have "$t" || die "$t missing (make bench-deps)"; done
+for t in vips vipsthumbnail heif-convert jpegoptim identify jq cwebp cjxl djxl curl; do have "$t" || die "$t missing (make bench-deps)"; done
 have "$CONVERT" || die "ImageMagick convert missing (make bench-deps)"
 
 # head LINE... : lines for the top of the page (machine, versions, method), written before any run.
@@ -961,6 +1017,7 @@ head_emit "# Benchmark" "" \
   "- **HDR**: the corpus photos with a gain map (an iPhone HEIC, an Ultra HDR JPEG) to JPEG at quality 85, the map kept as Ultra HDR against \`--hdr drop\`" \
   "- **GIF**: animated GIFs (pans across four device photos, made with ImageMagick, and the animated test fixtures) to animated WebP at quality 80 and lossless, against gif2webp (-lossy and -mixed) and vips, with bytes and PSNR against what a browser shows (gif2webp's lossless output), photo pans and synthetic apart, and gif2webp's bytes at imgprep's PSNR" \
   "- **stream**: 100,000 paths arriving on a pipe over about 3 seconds: how soon the first output appears" \
+  "- **urls**: 200 small JPEGs served from 127.0.0.1 made into 320-pixel thumbnails: imgprep fetching the URLs with an empty \`--http-cache\` and with a warm one (every URL revalidated), against curl downloading them and then imgprep or ImageMagick, and ImageMagick reading the URLs itself" \
   "- device photos: the ${#HEICS[@]} HEICs of the corpus's \`heic/\` that libheif 1.15 decodes: ${DEVICE_HEICS[*]}" \
   "" "Workloads in this run: $BENCH_WORKLOADS$([[ $BENCH_200MP == 1 ]] && echo ', and W1b: the 200 MP HEIC alone')."
 
@@ -1019,6 +1076,7 @@ wanted hdr && hdr_workload
 wanted gif && gif_workload
 wanted cache && cache_workload
 wanted stream && stream_workload
+wanted urls && urls_workload
 
 emit ""
 emit "## Around the runs"

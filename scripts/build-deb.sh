@@ -54,7 +54,8 @@ grep -q '^ Permission is hereby granted' "$root/usr/share/doc/imgprep/copyright"
 printf 'Source: imgprep\n\nPackage: imgprep\nArchitecture: any\n' > "$work/debian/control"
 depends=$(cd "$work" && dpkg-shlibdeps -O -edebian/imgprep/usr/bin/imgprep | sed -n 's/^shlibs:Depends=//p')
 [ -n "$depends" ] || { echo "build-deb: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
-# libheif and libjxl are opened at first use, not linked (Sources/CHeif/LazyHeif.c, Sources/CJXL/LazyJXL.c),
+# libheif, libjxl and libcurl are opened at first use, not linked (Sources/CHeif/LazyHeif.c, Sources/CJXL/LazyJXL.c,
+# Sources/CFetch/fetch.c),
 # so dpkg-shlibdeps cannot see them: add each as its own shlibs file states it, as dpkg-shlibdeps would have.
 opened_at_first_use() {   # PACKAGE LIBRARY SONAME-VERSION
   local entry
@@ -64,6 +65,7 @@ opened_at_first_use() {   # PACKAGE LIBRARY SONAME-VERSION
 }
 opened_at_first_use libheif1 libheif 1
 opened_at_first_use libjxl0.7 libjxl 0.7
+opened_at_first_use libcurl4 libcurl 4
 
 cat > "$root/DEBIAN/control" <<CONTROL
 Package: imgprep

@@ -24,6 +24,8 @@ struct BatchCommandOptions {
     /// The output cache directory (--cache, or IMGPREP_CACHE) and its size limit.
     var cacheDirectory: String?
     var cacheMaxSize = OutputCache.defaultMaxSize
+    /// How URL inputs are fetched (--http-cache, --no-network, --cacert, --allow-credentials, --timeout).
+    var fetch = FetchOptions()
     let command: String
 
     /// - Parameters:
@@ -127,6 +129,7 @@ struct BatchCommandOptions {
         shard = args[.shard]
         cacheDirectory = OutputCache.directory(option: args[.cache], environment: ProcessInfo.processInfo.environment)
         cacheMaxSize = args[.cacheMaxSize] ?? cacheMaxSize
+        fetch = Self.fetchOptions(args, cache: cacheDirectory, timeout: timeout, maxBytes: batch.maxInputBytes)
         batch.existing = args[.update] ? .update : args[.skipExisting] ? .skip : .overwrite
         batch.dryRun = args[.dryRun]
         batch.preserveModificationTime = args[.preserveMtime]
@@ -222,5 +225,19 @@ struct BatchCommandOptions {
         guard fstat(STDIN_FILENO, &info) == 0 else { return false }
         let type = info.st_mode & S_IFMT
         return type == S_IFIFO || type == S_IFREG || type == S_IFSOCK
+    }
+}
+
+extension BatchCommandOptions {
+    /// The HTTP cache is `http/` inside the output cache unless --http-cache names one.
+    static func fetchOptions(_ args: ParsedArguments, cache: String?, timeout: Double?, maxBytes: Int) -> FetchOptions {
+        var fetch = FetchOptions()
+        fetch.noNetwork = args[.noNetwork]
+        fetch.allowCredentials = args[.allowCredentials]
+        fetch.caFile = args[.cacert]
+        fetch.httpCacheDirectory = args[.httpCache] ?? cache.map { ($0.hasSuffix("/") ? $0 : $0 + "/") + "http" }
+        fetch.timeout = timeout
+        fetch.maxBytes = maxBytes
+        return fetch
     }
 }

@@ -30,19 +30,36 @@ struct InfoCommand: Command {
         // Files are read by libheif and libexif in a worker process, as in a batch: a file that crashes
         // or hangs them costs its own line only.
         let pool = WorkerCommand.pool(timeout: 600, memoryBudget: MemoryBudget.defaultLimit() ?? Int.max)
+        var fetchOptions = FetchOptions()  // URLs as a batch's defaults fetch them (no HTTP cache)
+        fetchOptions.timeout = 600
+        let fetcher = try? FetchStage(options: fetchOptions)  // without a cache directory it cannot fail
         defer { pool.stop() }
         signals.onSignal({
             interrupted.cancel()
+            FetchStage.cancelAll()
             pool.stop()
         }, lastWords: { signal in
             guard lastLine.take() else { return false }
             StandardStream.error.write("imgprep: interrupted by \(SignalWatcher.name(signal))\n")
             return true
         })
-        for (index, path) in paths.enumerated() {
+        for (index, argument) in paths.enumerated() {
             if interrupted.isCancelled { break }
+            var path = argument
             do {
-                let description = try await pool.inspect(try InputFile.read(path))
+                let bytes: [UInt8]
+                switch InputSource.classify(argument) {
+                case .path(let local):
+                    bytes = try InputFile.read(local)
+                case .remote(let remote):
+                    path = remote.shown
+                    guard let fetcher else { throw ImagePrepError(.io, "cannot fetch URLs", stage: .fetch) }
+                    bytes = try await fetcher.bytes(of: remote)
+                case .refused(let shown, let reason):
+                    path = shown
+                    throw ImagePrepError(.io, reason, stage: .fetch)
+                }
+                let description = try await pool.inspect(bytes)
                 if json {
                     JSONLine.print(object(path, description))
                 } else {

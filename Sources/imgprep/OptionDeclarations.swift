@@ -69,7 +69,7 @@ extension Option<Double> {
 extension Option<Int> {
     static let maxDimension = Option("max-dimension", nil, "N", "shrink so the long edge is exactly N pixels; never enlarges", .integer(in: 1...1_000_000))
     static let maxPixels = Option("max-pixels", nil, "N", "refuse inputs with more pixels than N before decoding", default: "300000000", .integer(in: 1...Int(Int32.max) * 4))
-    static let maxInputSize = Option("max-input-size", nil, "SIZE", "refuse input files larger than SIZE before reading them (units as --max-bytes)", default: "1GB", .byteSize("500MB or 2GiB"))
+    static let maxInputSize = Option("max-input-size", nil, "SIZE", "refuse input files larger than SIZE before reading them, and cut downloads off there (units as --max-bytes)", default: "1GB", .byteSize("500MB or 2GiB"))
     static let minQuality = Option("min-quality", nil, "N", "lowest quality the search may use (--quality auto without --max-bytes: 1)", default: "40", .integer(in: 1...100))
     static let step = Option("step", nil, "N", "quality decrement for --search step", default: "5", .integer(in: 1...99))
     static let jobs = Option("jobs", "j", "N", "convert N files at a time", default: "number of cores", .integer(in: 1...256))
@@ -86,7 +86,7 @@ extension Option<ByteBudget> {
 
 extension Option<String> {
     static let output = Option("output", "o", "DIR", "write outputs into DIR (created if missing) instead of next to each input; -o NAME.\(OutputFormatHelp.extensions)", .text)
-    static let filesFrom = Option("files-from", nil, "FILE", "read input paths from FILE, one per line ('-' is standard input)", .text)
+    static let filesFrom = Option("files-from", nil, "FILE", "read input paths or URLs from FILE, one per line ('-' is standard input)", .text)
     static let cache = Option("cache", nil, "DIR", "reuse outputs filed by content in DIR and file new ones there (default: $IMGPREP_CACHE)", .text)
 }
 
@@ -130,7 +130,7 @@ extension Option<SearchMode> {
 
 extension Option<Double> {
     /// Seconds; 0 is no limit.
-    static let timeout = Option("timeout", nil, "SECONDS", "give up on a file that takes longer (its worker is killed and replaced)", default: "600",
+    static let timeout = Option("timeout", nil, "SECONDS", "give up on a file whose download or conversion takes longer (its worker is killed and replaced)", default: "600",
                                 ValueParser(expected: "seconds, such as 30 or 0.5 (0 for no limit)") { text in
                                     Double(text).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
                                 })
@@ -165,4 +165,15 @@ extension Flag {
     static let quiet = Flag("quiet", nil, "print only errors")
     static let verbose = Flag("verbose", "v", "print a line per file (input -> output, size, quality)")
     static let help = Flag("help", "h", "show this help")
+}
+
+// Inputs given as URLs (Sources/ImagePrep/Fetch).
+extension Option<String> {
+    static let httpCache = Option("http-cache", nil, "DIR", "keep downloaded responses in DIR and revalidate them on later runs (default: http/ inside --cache)", .text)
+    static let cacert = Option("cacert", nil, "FILE", "trust the certificates in FILE (PEM) for https, as well as the system's", .text)
+}
+
+extension Flag {
+    static let noNetwork = Flag("no-network", nil, "refuse every http(s) input before any request")
+    static let allowCredentials = Flag("allow-credentials", nil, "fetch URLs that carry user:password@ (never printed either way)")
 }

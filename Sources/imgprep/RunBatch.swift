@@ -27,6 +27,14 @@ func runBatch(_ options: BatchCommandOptions, command: String) async -> Int32 {
         reporter.usageError("cannot use the cache directory: \(error)")
         return 2
     }
+    // URL and data: inputs are fetched here, in the parent, before the file converter reads them.
+    let fetcher: FetchStage
+    do {
+        fetcher = try FetchStage(options: options.fetch, cacheMaxSize: options.cacheMaxSize)
+    } catch {
+        reporter.usageError("cannot use the HTTP cache directory: \(error)")
+        return 2
+    }
 
     let planner = JobPlanner(format: options.settings.format, outputDirectory: options.outputDirectory,
                              outputFile: options.outputFile, inPlace: options.batch.inPlace,
@@ -43,6 +51,7 @@ func runBatch(_ options: BatchCommandOptions, command: String) async -> Int32 {
     let tally = Tally()
     signals.onSignal({
         cancellation.cancel()
+        FetchStage.cancelAll()
         source.cancel()
         gate.openAll()
         pool.stop()
@@ -69,7 +78,9 @@ func runBatch(_ options: BatchCommandOptions, command: String) async -> Int32 {
                                   prepare: isolated ? isolatedPrepare : FileConverter.inProcess(timeout: options.timeout))
     let summary = await BatchRunner.run(source, limit: options.batch.jobs, failFast: options.batch.failFast,
                                         cancellation: cancellation,
-                                        work: { job, context in await converter.convert(job, context: context) },
+                                        work: { job, context in
+                                            await fetcher.run(job, batch: converter.options) { await converter.convert($0, context: context) }
+                                        },
                                         onOutcome: { outcome in
                                             tally.add(outcome)
                                             reporter.report(outcome)

@@ -11,7 +11,7 @@ enum SharedOptions {
     static let search: [any DeclaredOption] = [Option.minQuality, Option.search, Option.step, Flag.noDownscale]
     static let batch: [any DeclaredOption] = [
         Flag.recursive, Option.filesFrom, Flag.null, Option.jobs, Option.memoryLimit, Option.shard, Option.cache,
-        Option.cacheMaxSize, Option.timeout, Flag.skipExisting, Flag.update, Flag.dryRun, Flag.preserveMtime,
+        Option.cacheMaxSize, Option.httpCache, Flag.noNetwork, Option.cacert, Flag.allowCredentials, Option.timeout, Flag.skipExisting, Flag.update, Flag.dryRun, Flag.preserveMtime,
         Flag.failFast, Flag.json, Flag.quiet, Flag.verbose, Flag.help,
     ]
 }

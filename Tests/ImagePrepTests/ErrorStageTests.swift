@@ -159,6 +159,6 @@ struct ErrorStageTests {
             return
         }
         #expect(kind == .tooLarge && replied == .decode)
-        #expect(PipelineStage.allCases.map(\.rawValue) == ["sniff", "decode", "orient", "resize", "colour", "encode", "write"])
+        #expect(PipelineStage.allCases.map(\.rawValue) == ["fetch", "sniff", "decode", "orient", "resize", "colour", "encode", "write"])
     }
 }

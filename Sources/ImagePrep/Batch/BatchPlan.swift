@@ -10,6 +10,13 @@ public struct BatchJob: Sendable, Equatable {
     /// `--to auto`: the formats the output may be written in; `output` then has the first one's extension
     /// until the picture is prepared, and the written name is `output(in:)`.
     public var outputFormats: [OutputFormat]?
+    /// An http(s) or data: input (`input` is then what lines show): fetched into `readFrom` first.
+    public var remote: RemoteInput?
+    /// The file holding the input's bytes when it is not `input` itself (a fetched copy).
+    public var readFrom: String?
+
+    /// The file to read.
+    public var readPath: String { readFrom ?? input }
 
     public init(input: String, output: String, problem: ImagePrepError? = nil, outputFormats: [OutputFormat]? = nil) {
         self.input = input
@@ -31,10 +38,17 @@ public struct BatchJob: Sendable, Equatable {
 public struct InputPath: Sendable, Equatable {
     public var path: String
     public var root: String?
+    /// An http(s) URL or a data: URI (`path` is then what lines show).
+    public var remote: RemoteInput?
 
     public init(path: String, root: String? = nil) {
         self.path = path
         self.root = root
+    }
+
+    public init(remote: RemoteInput) {
+        path = remote.shown
+        self.remote = remote
     }
 }
 

@@ -52,7 +52,7 @@ public struct FileConverter: Sendable {
         do {
             if options.dryRun {
                 // What a real run would refuse before decoding: a file that is not an image we read.
-                let head = try InputFile.head(job.input, count: 4096)   // an ftyp box with many brands fits
+                let head = try InputFile.head(job.readPath, count: 4096)   // an ftyp box with many brands fits
                 try refuseInPlace(FormatSniffer.sniff(head).get())
                 let outputs = job.possibleOutputs
                 outcome.reason = outputs.count == 1 ? "dry run: would write \(job.output)"
@@ -60,7 +60,7 @@ public struct FileConverter: Sendable {
                 return outcome
             }
             let scheduling = Scheduling(threads: options.threadsPerImage ?? context.threads)
-            let (bytes, admission) = try await admitAndRead(job.input, scheduling: scheduling)
+            let (bytes, admission) = try await admitAndRead(job.readPath, scheduling: scheduling)
             defer { admission.ticket?.release() }
             if case .success(let format) = FormatSniffer.sniff(bytes) { try refuseInPlace(format) }
             let key = reuse?.key(for: bytes)
@@ -93,7 +93,7 @@ public struct FileConverter: Sendable {
             stage = .write
             guard !cancellation.isCancelled else { throw ImagePrepError(.interrupted, "interrupted") }
             if prepared.passedThrough && options.inPlace { return outcome }  // already as it should be
-            let mtime = options.preserveModificationTime ? FileTimestamp(modificationOf: job.input) : nil
+            let mtime = options.preserveModificationTime ? FileTimestamp(modificationOf: job.readPath) : nil
             try AtomicWriter.write(prepared.bytes, to: output,
                                    permissionsFrom: options.inPlace ? job.input : nil, modificationTime: mtime,
                                    durable: options.inPlace)  // in place, the old bytes are the user's only copy
@@ -145,7 +145,7 @@ public struct FileConverter: Sendable {
         guard let (found, outputTime) = existing.max(by: { $0.1 < $1.1 }) else { return nil }
         let which = job.outputFormats == nil ? "" : " (\(found))"
         if options.existing == .skip { return "output exists" + which }
-        guard let inputTime = FileTimestamp(modificationOf: job.input) else { return nil }
+        guard let inputTime = FileTimestamp(modificationOf: job.readPath) else { return nil }
         return outputTime >= inputTime ? "output is up to date" + which : nil
     }
 

@@ -63,10 +63,17 @@ public struct JobPlanner: Sendable {
 
     /// The job for `input`, or nil when the same file was planned already for the same output (it is one job).
     public mutating func job(for input: InputPath) -> BatchJob? {
-        let identities = announced.removeValue(forKey: RawPath.bytes(input.path)) ?? identities(of: input.path)
+        // A URL is itself: two URLs are one input when they are the same text.
+        let identities = input.remote.map { remote in
+            let digest = PathDigest(normalized: "url:" + remote.source)
+            return Identities(file: digest, entry: digest)
+        } ?? announced.removeValue(forKey: RawPath.bytes(input.path)) ?? identities(of: input.path)
         let (inputFile, inputEntry) = (identities.file, identities.entry)
         inputs.insert(inputFile)
         inputs.insert(inputEntry)
+        if inPlace, input.remote != nil {
+            return BatchJob(input: input.path, output: "", problem: ImagePrepError(.output, "--in-place cannot replace a URL; use -o DIR", stage: .write))
+        }
         if inPlace {
             guard planned.insert(PathDigest(pair: inputFile, inputFile)).inserted else { return nil }
             claim(inputFile, by: input.path)
@@ -75,8 +82,10 @@ public struct JobPlanner: Sendable {
             return BatchJob(input: input.path, output: output)
         }
         let output = outputFile
-            ?? OutputNaming.outputPath(for: input.path, format: autoFormats?.first ?? format, directory: outputDirectory, relativeTo: input.root)
-        let job = BatchJob(input: input.path, output: output, outputFormats: autoFormats)
+            ?? OutputNaming.outputPath(for: input.remote?.outputName ?? input.path, format: autoFormats?.first ?? format,
+                                       directory: outputDirectory, relativeTo: input.root)
+        var job = BatchJob(input: input.path, output: output, outputFormats: autoFormats)
+        job.remote = input.remote
         // With --to auto every name the output may get is checked and claimed: the format is known only later.
         let outputs = job.possibleOutputs.map { (name: $0, entry: PathDigest(normalized: identity.entry($0))) }
         guard planned.insert(PathDigest(pair: inputFile, outputs[0].entry)).inserted else { return nil }

@@ -7,7 +7,7 @@ enum InputEvent: Sendable {
     /// list. The planner sees each group whole before any of its files starts.
     case inputs([InputPath])
     /// A path that cannot be an input (missing, a directory without -r), with the reason.
-    case unusable(path: String, reason: String)
+    case unusable(path: String, reason: String, stage: PipelineStage = .sniff)
 }
 
 /// The jobs of a batch as they become known: the arguments first (directories walked one at a time
@@ -59,9 +59,9 @@ public final class JobSource: Sendable {
             func inShard(_ input: InputPath) -> Bool { shard.map { $0.contains(ShardSpec.key(for: input)) } ?? true }
             func deliver(_ event: InputEvent) {
                 switch event {
-                case .unusable(let path, let reason):
+                case .unusable(let path, let reason, let stage):
                     guard inShard(InputPath(path: path)) else { return }
-                    send(BatchJob(input: path, output: "", problem: ImagePrepError(.io, reason, stage: .sniff)))
+                    send(BatchJob(input: path, output: "", problem: ImagePrepError(.io, reason, stage: stage)))
                 case .inputs(let group):
                     // Every copy plans every input, so all shards agree on who claims an output first.
                     planner.expect(group)
@@ -71,7 +71,9 @@ public final class JobSource: Sendable {
                     }
                 }
             }
-            func files(_ paths: [String]) -> [InputPath] { paths.filter { !RawPath.isDirectory($0) }.map { InputPath(path: $0) } }
+            func files(_ paths: [String]) -> [InputPath] {
+                paths.compactMap(InputSource.localPath).filter { !RawPath.isDirectory($0) }.map { InputPath(path: $0) }
+            }
             // The argument list is known whole, and so is each read of a list: announced before planning.
             planner.expect(files(arguments))
             for argument in arguments { Self.expand(argument, recursive: recursive, walker: walker, deliver) }
@@ -117,8 +119,14 @@ public final class JobSource: Sendable {
     /// Jobs handed out or waiting so far (the total, once drained).
     public var jobsFound: Int { count.load(ordering: .relaxed) }
 
-    private static func expand(_ argument: String, recursive: Bool, walker: DirectoryWalker,
+    private static func expand(_ given: String, recursive: Bool, walker: DirectoryWalker,
                                _ deliver: (InputEvent) -> Void) {
+        let argument: String
+        switch InputSource.classify(given) {
+        case .path(let path): argument = path  // a file: URL is its path from here on
+        case .remote(let remote): return deliver(.inputs([InputPath(remote: remote)]))
+        case .refused(let shown, let reason): return deliver(.unusable(path: shown, reason: reason, stage: .fetch))
+        }
         guard RawPath.status(argument) != nil else {
             return deliver(.unusable(path: argument, reason: "no such file or directory"))
         }

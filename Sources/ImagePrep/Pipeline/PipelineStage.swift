@@ -3,6 +3,8 @@
 /// step, so a death or a timeout can say where it happened. Where each part of the work belongs is in
 /// docs/behaviour.md ("Error stages").
 public enum PipelineStage: String, Sendable, Codable, CaseIterable {
+    /// Bringing a URL or data: URI input into a file (the download, the HTTP cache).
+    case fetch
     /// Reading the input and recognising its format.
     case sniff
     /// Headers, the pixel limits and decoding (the JPEG and WebP shortcuts too).
