@@ -58,8 +58,9 @@ public struct Manifest: Sendable, Equatable {
         var origin: [String: String] = [:]
         for (name, manifest) in manifests {
             // Sorted so the conflict reported is the same whatever the dictionary's order.
-            for source in manifest.images.keys.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
-                let entry = manifest.images[source]!  // a key of this dictionary
+            let sorted = manifest.images.map { (bytes: Array($0.key.utf8), source: $0.key, entry: $0.value) }
+                .sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
+            for (_, source, entry) in sorted {
                 if let existing = merged.images[source] {
                     guard existing == entry else {
                         throw ImagePrepError(.output, "\(ManifestReader.quoted(source)) has different entries in \(origin[source] ?? "an earlier manifest") and \(name): were they made with different options?")

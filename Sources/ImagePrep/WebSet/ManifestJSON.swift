@@ -1,6 +1,7 @@
 /// The little JSON a manifest needs, read and written here rather than through Foundation: the bytes must
 /// be the same on every machine (key order, number and string forms), and a document from elsewhere is
 /// read strictly (duplicate keys, fractions, deep nesting and stray bytes are refused, never guessed at).
+// Sendable spelt out: inferring it for this recursive enum fails in Swift 6.3 ("circular reference").
 enum ManifestJSON: Sendable {
     case null
     case integer(Int)
@@ -29,7 +30,7 @@ enum ManifestJSON: Sendable {
         case .object(let members):
             guard !members.isEmpty else { out += Array("{}".utf8); return }
             out.append(UInt8(ascii: "{"))
-            let sorted = members.sorted { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }
+            let sorted = members.map { (bytes: Array($0.key.utf8), member: $0) }.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }.map(\.member)
             for (index, member) in sorted.enumerated() {
                 out += Array((index == 0 ? "\n" : ",\n").utf8) + Self.spaces(indent + 2)
                 Self.writeString(member.key, into: &out)
