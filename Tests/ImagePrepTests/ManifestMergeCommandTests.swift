@@ -64,6 +64,19 @@ import Testing
         #expect(missing.stderr.split(separator: "\n").count == 1)
     }
 
+    @Test func anOutputThatCannotBeWrittenFailsNamingIt() throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let good = try write(Manifest(images: ManifestTests.sample), "good.json", in: dir)
+        // Its folder would have to be made inside a regular file.
+        let out = URL(fileURLWithPath: good).appendingPathComponent("merged.json").path
+        let run = try TestSupport.imgprep(["manifest", "merge", "-o", out, good])
+        #expect(run.status == 1)
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr.hasPrefix("imgprep: \(out): ") && run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
+        #expect(try TestSupport.bytes(good) == Manifest(images: ManifestTests.sample).encoded())
+    }
+
     @Test(arguments: [
         (["manifest"], "manifest needs an action"),
         (["manifest", "join", "a.json"], "unknown manifest action 'join'"),

@@ -37,7 +37,7 @@ public struct Manifest: Sendable, Equatable {
             for (source, value) in sources {
                 // Swift's String == treats canonically equivalent spellings as one key; refuse rather than lose one.
                 guard images[source] == nil else {
-                    throw ManifestReader.Refusal(path: "images", reason: "two sources with the same name in different Unicode spellings: \"\(source)\"")
+                    throw ManifestReader.Refusal(path: "images", reason: "two sources with the same name in different Unicode spellings: \(ManifestReader.quoted(source))")
                 }
                 images[source] = try ManifestEntry(json: value, at: "images[\(ManifestReader.quoted(source))]")
             }
