@@ -3,7 +3,7 @@ import ImagePrep
 
 /// imgprep: parse the command line, run one command, exit with its status
 /// (0 all good, 1 some file failed, 2 usage error, 128 + the signal's number when interrupted: 130 SIGINT, 143 SIGTERM, 129 SIGHUP, 131 SIGQUIT).
-let commands: [any Command.Type] = [ConvertCommand.self, CompressCommand.self, InfoCommand.self, CompareCommand.self]
+let commands: [any Command.Type] = [ConvertCommand.self, CompressCommand.self, InfoCommand.self, CompareCommand.self, ManifestCommand.self]
 let version = CodecVersions.imgprep
 
 let reference = ToolReference(version: version, commands: commands.map { $0.spec })

@@ -6,13 +6,73 @@ public struct Manifest: Sendable, Equatable {
     public init(images: [String: ManifestEntry] = [:]) { self.images = images }
 
     /// The document's bytes: sorted keys, no timestamps, a final newline (same input, same bytes).
-    public func encoded() -> [UInt8] { [] }  // stub
+    public func encoded() -> [UInt8] {
+        var out: [UInt8] = []
+        ManifestJSON.object([("images", .object(images.map { ($0.key, $0.value.json) }))]).write(into: &out)
+        out.append(UInt8(ascii: "\n"))
+        return out
+    }
+
+    /// Far above any real set (100,000 pictures of 9 variants are about 200 MB); a bound on what a
+    /// hostile file can make us hold.
+    public static let maxBytes = 1 << 30
 
     /// Reads a manifest imgprep wrote; throws on anything else.
-    public static func decode(_ bytes: [UInt8]) throws -> Manifest { Manifest() }  // stub
+    public static func decode(_ bytes: [UInt8]) throws -> Manifest {
+        guard bytes.count <= maxBytes else {
+            throw ImagePrepError(.tooLarge, "not read as a manifest: \(bytes.count) bytes, over the limit of \(maxBytes)")
+        }
+        let document: ManifestJSON
+        do {
+            document = try ManifestJSON.parse(bytes)
+        } catch {
+            throw ImagePrepError(.corrupt, "not a manifest: invalid JSON at byte \(error.offset): \(error.reason)")
+        }
+        do {
+            let top = try ManifestReader.members(document, ["images"], at: "the document")
+            guard case .object(let sources) = top["images"]! else {  // members() checked the key is there
+                throw ManifestReader.Refusal(path: "images", reason: "expected an object")
+            }
+            var images: [String: ManifestEntry] = [:]
+            for (source, value) in sources {
+                // Swift's String == treats canonically equivalent spellings as one key; refuse rather than lose one.
+                guard images[source] == nil else {
+                    throw ManifestReader.Refusal(path: "images", reason: "two sources with the same name in different Unicode spellings: \(ManifestReader.quoted(source))")
+                }
+                images[source] = try ManifestEntry(json: value, at: "images[\(ManifestReader.quoted(source))]")
+            }
+            return Manifest(images: images)
+        } catch let refusal as ManifestReader.Refusal {
+            throw ImagePrepError(.corrupt, "not a manifest imgprep wrote: \(refusal.path): \(refusal.reason)")
+        }
+    }
 
     /// Shards' manifests joined into what one run writes; the same source in two with different entries throws.
-    public static func merge(_ manifests: [Manifest]) throws -> Manifest { Manifest() }  // stub
+    public static func merge(_ manifests: [Manifest]) throws -> Manifest {
+        try merge(named: manifests.enumerated().map { ("manifest \($0.offset + 1)", $0.element) })
+    }
+
+    /// The same, naming each manifest (its file) in the error.
+    public static func merge(named manifests: [(name: String, manifest: Manifest)]) throws -> Manifest {
+        var merged = Manifest()
+        var origin: [String: String] = [:]
+        for (name, manifest) in manifests {
+            // Sorted so the conflict reported is the same whatever the dictionary's order.
+            let sorted = manifest.images.map { (bytes: Array($0.key.utf8), source: $0.key, entry: $0.value) }
+                .sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
+            for (_, source, entry) in sorted {
+                if let existing = merged.images[source] {
+                    guard existing == entry else {
+                        throw ImagePrepError(.output, "\(ManifestReader.quoted(source)) has different entries in \(origin[source] ?? "an earlier manifest") and \(name): were they made with different options?")
+                    }
+                    continue
+                }
+                merged.images[source] = entry
+                origin[source] = name
+            }
+        }
+        return merged
+    }
 }
 
 /// One output of a set, as the manifest lists it.
@@ -45,23 +105,19 @@ public struct ManifestEntry: Sendable, Equatable {
     /// `html` is made here by `PictureMarkup.html` from the other values.
     public init(width: Int, height: Int, alt: String, color: String, placeholder: Placeholder?,
                 variants: [ManifestVariant], sizes: String, baseURL: String?) {
+        self.init(width: width, height: height, alt: alt, color: color, placeholder: placeholder, variants: variants,
+                  html: PictureMarkup.html(variants: variants, alt: alt, sizes: sizes, baseURL: baseURL))
+    }
+
+    /// An entry as read back, its markup as written.
+    public init(width: Int, height: Int, alt: String, color: String, placeholder: Placeholder?,
+                variants: [ManifestVariant], html: String) {
         self.width = width
         self.height = height
         self.alt = alt
         self.color = color
         self.placeholder = placeholder
         self.variants = variants
-        self.html = PictureMarkup.html(variants: variants, alt: alt, sizes: sizes, baseURL: baseURL)
-    }
-}
-
-/// The `<picture>` for one source's variants.
-public enum PictureMarkup {
-    /// One `<source type=…>` per format except the last listed (AVIF, then WebP, … in `variants`' order),
-    /// each a `w`-descriptor `srcset` with `sizes`; an `<img>` of the last format: `src` its largest variant,
-    /// its `srcset`, `sizes`, `width`/`height` of that largest variant, `loading="lazy"`, `decoding="async"`,
-    /// `alt`. Every attribute HTML-escaped; URLs are `baseURL` + path, each path segment percent-encoded.
-    public static func html(variants: [ManifestVariant], alt: String, sizes: String, baseURL: String?) -> String {
-        ""  // stub
+        self.html = html
     }
 }

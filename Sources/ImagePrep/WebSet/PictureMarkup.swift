@@ -1,0 +1,87 @@
+/// The `<picture>` for one source's variants.
+public enum PictureMarkup {
+    /// One `<source type=…>` per format except the last listed (AVIF, then WebP, … in `variants`' order),
+    /// each a `w`-descriptor `srcset` with `sizes`; an `<img>` of the last format: `src` its largest variant,
+    /// its `srcset`, `sizes`, `width`/`height` of that largest variant, `loading="lazy"`, `decoding="async"`,
+    /// `alt`. Every attribute HTML-escaped; URLs are `baseURL` + path, each path segment percent-encoded.
+    public static func html(variants: [ManifestVariant], alt: String, sizes: String, baseURL: String?) -> String {
+        var formats: [String] = []
+        for variant in variants where !formats.contains(variant.format) { formats.append(variant.format) }
+        guard let last = formats.last else { return "" }
+        func widthsAscending(_ format: String) -> [ManifestVariant] {
+            variants.filter { $0.format == format }.sorted { $0.width < $1.width }  // stable: ties keep their order
+        }
+        func srcset(_ set: [ManifestVariant]) -> String {
+            set.map { url($0.path, baseURL: baseURL) + " \($0.width)w" }.joined(separator: ", ")
+        }
+        var html = "<picture>"
+        for format in formats.dropLast() {
+            html += "<source" + attributes([("type", mediaType(format) ?? "image/\(format)"), ("srcset", srcset(widthsAscending(format))),
+                                            ("sizes", sizes)]) + ">"
+        }
+        let fallback = widthsAscending(last)
+        let largest = fallback[fallback.count - 1]  // the format is in `variants`, so it has one
+        html += "<img" + attributes([("src", url(largest.path, baseURL: baseURL)), ("srcset", srcset(fallback)), ("sizes", sizes),
+                                     ("width", String(largest.width)), ("height", String(largest.height)),
+                                     ("loading", "lazy"), ("decoding", "async"), ("alt", alt)]) + ">"
+        return html + "</picture>"
+    }
+
+    /// The media type a `<source type>` names for a format as `--to` spells it; nil for one imgprep does not write.
+    public static func mediaType(_ format: String) -> String? {
+        ["avif": "image/avif", "webp": "image/webp", "jpeg": "image/jpeg", "png": "image/png",
+         "heic": "image/heic", "jxl": "image/jxl", "gif": "image/gif"][format]
+    }
+
+    /// `baseURL` and the path joined by exactly one `/` (none given: the path, relative to the page).
+    /// Each segment is percent-encoded but for RFC 3986's unreserved characters: a space or a comma
+    /// would otherwise split a `srcset` candidate, and `#` or `?` would end the path.
+    public static func url(_ path: String, baseURL: String?) -> String {
+        let encoded = path.split(separator: "/", omittingEmptySubsequences: false).map { percentEncoded(String($0)) }.joined(separator: "/")
+        guard let baseURL, !baseURL.isEmpty else { return encoded }
+        var base = Substring(baseURL)
+        while base.hasSuffix("/") { base = base.dropLast() }
+        var relative = Substring(encoded)
+        while relative.hasPrefix("/") { relative = relative.dropFirst() }
+        return String(base) + "/" + String(relative)
+    }
+
+    private static func percentEncoded(_ segment: String) -> String {
+        let hex = Array("0123456789ABCDEF")
+        var out = ""
+        for byte in segment.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                out += "%" + String(hex[Int(byte >> 4)]) + String(hex[Int(byte & 15)])
+            }
+        }
+        return out
+    }
+
+    private static func attributes(_ pairs: [(String, String)]) -> String {
+        pairs.map { " \($0.0)=\"\(HTMLText.escaped($0.1))\"" }.joined()
+    }
+}
+
+/// Text made safe inside a quoted HTML attribute (or between tags): a caption is attacker-controlled.
+public enum HTMLText {
+    /// `&`, `<`, `>`, `"` and `'` as character references; everything else as is.
+    public static func escaped(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}
