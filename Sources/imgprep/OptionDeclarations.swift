@@ -91,7 +91,7 @@ extension Option<Int> {
 
 extension Option<BudgetChoice> {
     static let maxBytes = Option("max-bytes", nil, "SIZE", "search for the highest quality that fits SIZE (see compress); with --widths also per width: 480:40KB,960:120KB",
-                                 ValueParser(expected: "a size such as 250000, 500KB, 1.5MB or 1MiB, or per width 480:40KB,960:120KB", BudgetChoice.init(parsing:)))
+                                 ValueParser(expected: "a size such as 250000, 500KB, 1.5MB or 1MiB", BudgetChoice.init(parsing:)))
 }
 
 extension Option<String> {

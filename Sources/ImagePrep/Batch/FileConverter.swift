@@ -57,7 +57,8 @@ public struct FileConverter: Sendable {
                 let head = try InputFile.head(job.input, count: 4096)   // an ftyp box with many brands fits
                 try refuseInPlace(FormatSniffer.sniff(head).get())
                 let outputs = job.possibleOutputs
-                outcome.reason = outputs.count == 1 ? "dry run: would write \(job.output)"
+                outcome.reason = job.setOutputs != nil ? "dry run: would write a set (\(outputs.joined(separator: ", ")), at the widths the picture allows)"
+                    : outputs.count == 1 ? "dry run: would write \(job.output)"
                     : "dry run: would write one of \(outputs.joined(separator: ", ")) (--to auto chooses per picture)"
                 return outcome
             }
