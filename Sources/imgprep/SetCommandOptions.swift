@@ -54,6 +54,21 @@ extension BatchCommandOptions {
             throw UsageError(description: "--name \(template) gives two outputs of one input the same name (\(RawPath.split(shared).name)); add {width} or {ext}; see 'imgprep \(args.command) --help'")
         }
         setOutputs = outputs
+        // The arguments are the whole list: two of them naming one output is a usage error too (the
+        // planner refuses such a name later only for inputs found by -r or read from a list).
+        if !recursive, filesFrom == nil {
+            var claimed: [String: String] = [:]
+            for path in paths {
+                let input = OutputNaming.normalize(path)
+                for name in outputs.names(for: InputPath(path: path)) where SetOutputs.isKnown(name) {
+                    let key = OutputNaming.normalize(name)
+                    if let first = claimed[key], first != input {
+                        throw UsageError(description: "\(first) and \(path) would both write \(name); rename one, use separate output directories or add {dir} or {hash} to --name; see 'imgprep \(args.command) --help'")
+                    }
+                    claimed[key] = input
+                }
+            }
+        }
         manifest = args[.manifest].map { ManifestOptions(path: $0, sizes: args[.sizes] ?? "100vw", baseURL: args[.baseURL]) }
     }
 }

@@ -127,17 +127,25 @@ struct WebSetTests {
             #expect(run.stderr.contains("--name"), "\(run.stderr)")
             #expect(!FileManager.default.fileExists(atPath: out))
         }
-        // Two inputs whose variants share names: the second is refused before it is read.
+        // Two arguments whose variants share names: a usage error too, before either is read.
         for folder in ["a", "b"] {
             try FileManager.default.createDirectory(at: directory.appendingPathComponent(folder), withIntermediateDirectories: true)
             _ = try Self.picture(directory.appendingPathComponent(folder), "same.png", width: 80, height: 60)
         }
-        let run = try TestSupport.imgprep(["convert", directory.appendingPathComponent("a/same.png").path,
-                                           directory.appendingPathComponent("b/same.png").path,
-                                           "--to", "webp", "--widths", "40", "-o", out, "--json"])
-        #expect(run.status == 1)
-        let lines = try Self.lines(run)
-        #expect(lines.filter { $0["status"] as? String == "ok" }.count == 1)   // the first input's variant
+        let both = [directory.appendingPathComponent("a/same.png").path, directory.appendingPathComponent("b/same.png").path]
+        let run = try TestSupport.imgprep(["convert"] + both + ["--to", "webp", "--widths", "40", "-o", out])
+        #expect(run.status == 2, "\(run.stderr)")
+        #expect(run.stderr.contains("would both write"), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+        // The same file named twice is one input, not a clash.
+        let twice = try TestSupport.imgprep(["convert", both[0], both[0], "--to", "webp", "--widths", "40", "-o", out])
+        #expect(twice.status == 0, "\(twice.stderr)")
+        // Found by -r, the later one is refused by the planner without being read.
+        let found = try TestSupport.imgprep(["convert", "-r", directory.appendingPathComponent("a").path, directory.appendingPathComponent("b").path,
+                                             "--to", "webp", "--widths", "40", "-o", out + "-r", "--json"])
+        #expect(found.status == 1)
+        let lines = try Self.lines(found)
+        #expect(lines.filter { $0["status"] as? String == "ok" }.count == 1)
         let refused = try #require(lines.first { $0["status"] as? String == "failed" })
         #expect((refused["error"] as? String ?? "").contains("is written from"), "\(refused)")
     }

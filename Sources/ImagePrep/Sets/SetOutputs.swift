@@ -13,14 +13,14 @@ public struct SetOutputs: Sendable, Equatable {
     }
 
     /// Every variant's name with the fields known from the input's path alone filled in.
-    func names(for input: InputPath) -> [String] {
+    public func names(for input: InputPath) -> [String] {
         formats.flatMap { format in
             widths.map { naming.path(input: input.path, root: input.root, format: format, width: $0, height: nil, hash: nil) }
         }
     }
 
     /// A name with no field left to fill in once the picture is prepared.
-    static func isKnown(_ name: String) -> Bool {
+    public static func isKnown(_ name: String) -> Bool {
         !["{hash}", "{height}", "{width}"].contains { name.contains($0) }
     }
 }
