@@ -12,7 +12,7 @@
 #   CORPUS       corpus root (default ../shared/corpus, relative to the repo); read only, never copied
 #   BENCH_RUNS   timed runs per tool and workload; the table shows the median (default 3)
 #   BENCH_TABLE  where to write the page (default docs/benchmark.md; empty = don't write)
-#   BENCH_WORKLOADS  which workloads to run (default "1 2 3 4 5 6 7 8 9 10 11 12 hdr gif cache stream urls"; W3's ratios need W1)
+#   BENCH_WORKLOADS  which workloads to run (default "1 2 3 4 5 6 7 8 9 10 11 12 set hdr gif cache stream urls"; W3's ratios need W1)
 #   SSIMULACRA2  the reference ssimulacra2 binary, if built (W12 then shows its time and agreement)
 #   BENCH_200MP  1 = also time the 200 MP Samsung HEIC as its own row set (W1b); off by default
 #                because one file takes ~7 s per tool per run and ImageMagick's policy refuses it
@@ -40,7 +40,7 @@ CORPUS=${CORPUS:-../shared/corpus}
 BENCH_RUNS=${BENCH_RUNS:-3}
 BENCH_TABLE=${BENCH_TABLE-docs/benchmark.md}
 BENCH_200MP=${BENCH_200MP:-0}
-BENCH_WORKLOADS=${BENCH_WORKLOADS:-1 2 3 4 5 6 7 8 9 10 11 12 hdr gif cache stream urls}
+BENCH_WORKLOADS=${BENCH_WORKLOADS:-1 2 3 4 5 6 7 8 9 10 11 12 set hdr gif cache stream urls}
 BENCH_QUIET_WAIT=${BENCH_QUIET_WAIT:-120}
 if [[ -z ${CONVERT:-} ]]; then
   if [[ -x /usr/bin/convert ]]; then CONVERT=/usr/bin/convert; else CONVERT=convert; fi
@@ -684,6 +684,26 @@ w8_avif() {
   headline "W8 (HEIC to AVIF)" "vips copy"
 }
 
+# set: a web image set, every device photo in 3 widths x 3 formats (AVIF q50 at libaom speed AOM_SPEED,
+# WebP q80, JPEG q85: imgprep's defaults), from one decode per photo; against one vipsthumbnail per
+# variant (9 decodes per photo, as a shell loop does it) and against 9 separate imgprep runs.
+SET_WIDTHS="480 960 1920"
+set_workload() {
+  local O=$TMP/outset
+  export AVIF_EFFORT=$((9 - AOM_SPEED)) SET_WIDTHS IMGPREP
+  echo "== set: HEIC → 3 widths × 3 formats" >&2
+  local ours=(imgprep "$O" "$IMGPREP" convert "${INPUTS[@]}" --to avif,webp,jpeg --widths "${SET_WIDTHS// /,}" -o "$O" -j 2 --quiet)
+  local thumb=("vipsthumbnail per variant" "$O" "${X2[@]}" 'for w in $SET_WIDTHS; do
+      vipsthumbnail "$1" -s "${w}x100000>" -o "$OUT/%s-$w.avif[Q=50,compression=av1,effort=$AVIF_EFFORT,bitdepth=8]" &&
+      vipsthumbnail "$1" -s "${w}x100000>" -o "$OUT/%s-$w.webp[Q=80]" &&
+      vipsthumbnail "$1" -s "${w}x100000>" -o "$OUT/%s-$w.jpg[Q=85]" || exit 1; done')
+  local separate=("imgprep, 9 separate runs" "$O" sh -c 'for w in $SET_WIDTHS; do for f in avif webp jpeg; do
+      "$IMGPREP" convert "$@" --to "$f" --widths "$w" -o "$OUT" -j 2 --quiet || exit 1; done; done' set-runs "${INPUTS[@]}")
+  measure ours thumb separate
+  table "set: HEIC → 3 widths ($SET_WIDTHS) × AVIF q50, WebP q80, JPEG q85" imgprep imgprep "vipsthumbnail per variant" "imgprep, 9 separate runs"
+  headline "set (HEIC to a web image set, 9 variants per photo)" "vipsthumbnail per variant" "imgprep, 9 separate runs"
+}
+
 # W10: HEIC -> JPEG XL at JXL_QUALITY, libjxl effort JXL_EFFORT for both: vips jxlsave gets the distance
 # cjxl's (and imgprep's) quality mapping gives, so the same libjxl encodes the same target. Bytes beside
 # the times: vips keeps no EXIF or XMP in JPEG XL, imgprep does.
@@ -1013,6 +1033,7 @@ head_emit "# Benchmark" "" \
   "- **W10**: device photos to JPEG XL at imgprep's default quality ($JXL_QUALITY) and effort ($JXL_EFFORT), vips given the same distance and effort" \
   "- **W11**: the corpus's upright photo JPEGs without a gain map recompressed losslessly into JPEG XL (\`djxl\` gives each back byte for byte), against cjxl, which does the same by default" \
   "- **W12**: perceptual quality: the device photos at a 2048-pixel long edge as JPEG at quality 85 against \`--quality auto\` (the lowest quality whose SSIMULACRA 2 score is at least 80), with bytes, time and scores; then \`--to auto\` against each single format" \
+  "- **set**: the device photos as a web image set, 3 widths × AVIF, WebP and JPEG (9 variants per photo), against one \`vipsthumbnail\` per variant and against 9 separate imgprep runs" \
   "- **cache**: the device photos converted with an empty \`--cache\`, then a fresh copy of them (new paths and modification times, as a CI checkout gives) converted again with that cache" \
   "- **HDR**: the corpus photos with a gain map (an iPhone HEIC, an Ultra HDR JPEG) to JPEG at quality 85, the map kept as Ultra HDR against \`--hdr drop\`" \
   "- **GIF**: animated GIFs (pans across four device photos, made with ImageMagick, and the animated test fixtures) to animated WebP at quality 80 and lossless, against gif2webp (-lossy and -mixed) and vips, with bytes and PSNR against what a browser shows (gif2webp's lossless output), photo pans and synthetic apart, and gif2webp's bytes at imgprep's PSNR" \
@@ -1066,6 +1087,7 @@ if wanted 11; then
   INPUTS=("${HEICS[@]}")
 fi
 wanted 12 && w12_perceptual
+wanted set && set_workload
 if wanted 7; then
   INPUTS=("${Q95_JPEGS[@]}")
   w7_webp_budget

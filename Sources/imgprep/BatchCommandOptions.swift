@@ -26,6 +26,10 @@ struct BatchCommandOptions {
     var cacheMaxSize = OutputCache.defaultMaxSize
     /// How URL inputs are fetched (--http-cache, --no-network, --cacert, --allow-credentials, --timeout).
     var fetch = FetchOptions()
+    /// A web image set: the names of its variants (nil: one output per input).
+    var setOutputs: SetOutputs?
+    /// `--manifest FILE` and how its markup is written.
+    var manifest: ManifestOptions?
     let command: String
 
     /// - Parameters:
@@ -35,7 +39,8 @@ struct BatchCommandOptions {
         let names = formats.map(\.rawValue)
         let formatNames = names.dropLast().joined(separator: ", ") + " or " + (names.last ?? "")
         let choice = args[.to]
-        let requested = choice?.format
+        let listed: [OutputFormat]? = if case .formats(let formats) = choice { formats } else { nil }
+        let requested = choice?.format ?? listed?.first
         if let output = args[.output] {
             if !RawPath.isDirectory(output), !output.hasSuffix("/"), let format = OutputFormat(fileExtensionOf: output) {
                 outputFile = output
@@ -101,21 +106,30 @@ struct BatchCommandOptions {
         // format that only needs turning or new metadata keeps its coded picture.
         settings.keepsInputCoding = args[.quality] == nil && settings.subsampling == nil && settings.scoreTarget == nil
             && settings.autoFormats == nil
-        if var byteBudget = args[.maxBytes] {
+        let searchBudget = { (given: ByteBudget) -> ByteBudget in
+            var byteBudget = given
             byteBudget.minQuality = args[.minQuality] ?? 40
             byteBudget.strategy = switch args[.search] ?? .binary {
             case .binary: .binary
             case .step: .step(args[.step] ?? 5)
             }
             byteBudget.allowDownscale = !args[.noDownscale]
+            return byteBudget
+        }
+        let makesSet = listed != nil || args[.widths] != nil || args[.box] != nil || args[.manifest] != nil || args[.name] != nil
+        if let perWidth = args[.maxBytes]?.perWidth, !perWidth.isEmpty, args[.widths] == nil {
+            throw UsageError(description: "--max-bytes WIDTH:SIZE is for --widths; see 'imgprep \(args.command) --help'")
+        }
+        if let given = args[.maxBytes]?.all ?? args[.maxBytes]?.perWidth.first?.budget {
+            let byteBudget = searchBudget(given)
             if let auto = settings.autoFormats, let low = auto.first(where: { $0.quality < byteBudget.minQuality }) {
                 throw UsageError(description: "--min-quality \(byteBudget.minQuality) is above \(low.format.rawValue)'s quality \(low.quality); see 'imgprep \(args.command) --help'")
             }
             if byteBudget.minQuality > settings.quality {
                 throw UsageError(description: "--min-quality \(byteBudget.minQuality) is above --quality \(settings.quality); see 'imgprep \(args.command) --help'")
             }
-            settings.budget = byteBudget
-            if !settings.format.writer.traits.isLossy {
+            settings.budget = args[.maxBytes]?.all.map(searchBudget)
+            if !(makesSet ? (listed ?? [settings.format]).contains { $0.writer.traits.isLossy } : settings.format.writer.traits.isLossy) {
                 throw UsageError(description: "--max-bytes needs a lossy format (\(Formats.list(OutputFormatHelp.lossy.map(\.rawValue)))), not --to \(settings.format.rawValue); see 'imgprep \(args.command) --help'")
             }
         }
@@ -140,6 +154,13 @@ struct BatchCommandOptions {
         }
         report = args[.json] ? .json : args[.quiet] ? .quiet : args[.verbose] ? .verbose : .normal
         command = args.command
+        if makesSet {
+            try readSetOptions(args, formats: listed ?? [settings.format], defaultQuality: defaultQuality,
+                               widthBudgets: (args[.maxBytes]?.perWidth ?? []).map { WidthBudget(width: $0.width, budget: searchBudget($0.budget)) })
+        } else if let unused = [args[.fit] == nil ? nil : "fit", args[.crop] == nil ? nil : "crop", args[.sizes] == nil ? nil : "sizes",
+                                args[.baseURL] == nil ? nil : "base-url", args[.placeholder] == nil ? nil : "placeholder"].compactMap({ $0 }).first {
+            throw UsageError(description: "--\(unused) is for a set (--widths, --box, --manifest or a list in --to); see 'imgprep \(args.command) --help'")
+        }
     }
 
     /// Extensions of image files, whether imgprep reads them or not: `-o cover.gif` is a file name, not

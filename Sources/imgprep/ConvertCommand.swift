@@ -6,7 +6,7 @@ struct ConvertCommand: Command {
         abstract: "convert \(Formats.list(Formats.readers.map(\.displayName), "and")) to upright \(OutputFormatHelp.names(OutputFormat.allCases)) with metadata intact (animations stay animated in \(OutputFormatHelp.names(OutputFormatHelp.animated, "and")))",
         usage: "imgprep convert [options] FILE... | DIR... -r",
         options: [Option.to, Option.quality, Option.targetScore, Option.autoFormats, Flag.lossless, Option.maxBytes]
-            + SharedOptions.image(writing: OutputFormat.allCases) + SharedOptions.search + SharedOptions.batch,
+            + SharedOptions.set + SharedOptions.image(writing: OutputFormat.allCases) + SharedOptions.search + SharedOptions.batch,
         examples: [
             "imgprep convert IMG_0001.heic IMG_0002.HEIC --to jpeg",
             "imgprep convert photos/*.heic --to png -o out/",
@@ -16,6 +16,7 @@ struct ConvertCommand: Command {
             "imgprep convert downloads/*.webp --to jpeg --color srgb -o upload/",
             "imgprep convert photos/*.jpg --to auto --quality auto --max-dimension 2048 -o web/",
             "find photos -iname '*.heic' -print0 | imgprep convert -0 --files-from - -o out/",
+            "imgprep convert photos/*.heic --to avif,webp,jpeg --widths 480,960,1920 --manifest web/images.json -o web/img/",
         ])
 
     let options: BatchCommandOptions

@@ -11,19 +11,31 @@ import ImagePrep
 enum FormatChoice: Sendable, Equatable {
     case auto
     case format(OutputFormat)
+    /// A comma-separated list: a web image set in each of them.
+    case formats([OutputFormat])
 
     var format: OutputFormat? { if case .format(let format) = self { format } else { nil } }
 }
 
 extension Option<FormatChoice> {
-    static let to = format(among: OutputFormat.allCases, "output format: \(Formats.list(OutputFormat.allCases.map(\.rawValue))), or auto (the smallest of --auto-formats that meets --target-score or --max-bytes)")
+    static let to = format(among: OutputFormat.allCases, "output format: \(Formats.list(OutputFormat.allCases.map(\.rawValue))), or auto (the smallest of --auto-formats that meets --target-score or --max-bytes), or a comma-separated list (avif,webp,jpeg): a set of outputs in each")
 
     /// `--to` for a command that writes only `formats` (`jpg` is `jpeg`, any letter case), or `auto`.
     static func format(among formats: [OutputFormat], _ help: String) -> Option {
         let names = formats.map(\.rawValue)
         return Option("to", nil, "FORMAT", help, default: OutputFormatHelp.defaultFormat.rawValue, values: names + ["auto"],
                       ValueParser(expected: Formats.list(names + ["auto"])) { text in
-            text.lowercased() == "auto" ? .auto : OutputFormat(name: text).flatMap { formats.contains($0) ? .format($0) : nil }
+            if text.lowercased() == "auto" { return .auto }
+            let listed = text.split(separator: ",", omittingEmptySubsequences: false).map { name in
+                OutputFormat(name: name.trimmingCharacters(in: .whitespaces)).flatMap { formats.contains($0) ? $0 : nil }
+            }
+            guard listed.count > 1 else { return listed.first.flatMap { $0 }.map(FormatChoice.format) }
+            var unique: [OutputFormat] = []
+            for format in listed {
+                guard let format, !unique.contains(format) else { return nil }
+                unique.append(format)
+            }
+            return .formats(unique)
         })
     }
 }
@@ -77,11 +89,9 @@ extension Option<Int> {
     static let cacheMaxSize = Option("cache-max-size", nil, "SIZE", "keep the cache under SIZE, least recently used out first", default: "1GB", .byteSize("500MB or 2GiB"))
 }
 
-extension Option<ByteBudget> {
-    static let maxBytes = Option("max-bytes", nil, "SIZE", "search for the highest quality that fits SIZE (see compress)",
-                                 ValueParser(expected: "a size such as 250000, 500KB, 1.5MB or 1MiB") {
-                                     ByteSize.parseWithFamily($0).map { ByteBudget(maxBytes: $0.bytes, family: $0.family) }
-                                 })
+extension Option<BudgetChoice> {
+    static let maxBytes = Option("max-bytes", nil, "SIZE", "search for the highest quality that fits SIZE (see compress); with --widths also per width: 480:40KB,960:120KB",
+                                 ValueParser(expected: "a size such as 250000, 500KB, 1.5MB or 1MiB", BudgetChoice.init(parsing:)))
 }
 
 extension Option<String> {

@@ -52,7 +52,12 @@ final class Reporter: Sendable {
         let input = outcome.job.input
         switch mode {
         case .json:
-            printJSON(json(outcome))
+            // A set: one line per variant, each with the input's fields.
+            if let set = outcome.set, set.variants.count == outcome.variantPaths.count {
+                for (variant, path) in zip(set.variants, outcome.variantPaths) { printJSON(json(outcome, variant: variant, path: path)) }
+            } else {
+                printJSON(json(outcome))
+            }
             return
         case .quiet:
             if outcome.status == .failed { writeError(failureLine(outcome)) }
@@ -64,6 +69,10 @@ final class Reporter: Sendable {
             if dryRun {
                 // The outputs it would write, one per line, as a script would want them.
                 if outcome.status == .ok { outcome.job.possibleOutputs.forEach(printLine) }
+            } else if let set = outcome.set, outcome.status == .ok, mode == .verbose || command == "compress" {
+                for (variant, path) in zip(set.variants, outcome.variantPaths) {
+                    printLine("\(input) -> \(path) (\(variant.width)x\(variant.height), \(variant.bytes) bytes" + (variant.quality.map { ", quality \($0)" } ?? "") + ")")
+                }
             } else if outcome.status != .failed && (mode == .verbose || (command == "compress" && outcome.status == .ok)) {
                 printLine(line(outcome))
             }
@@ -163,6 +172,22 @@ final class Reporter: Sendable {
         object = JSONLine.naming(outcome.job.input, as: "input", in: object)
         guard !outcome.job.output.isEmpty else { return object.merging(["output": NSNull()]) { $1 } }
         return JSONLine.naming(outcome.job.output, as: "output", in: object)
+    }
+
+    /// A set's variant: the input's line with this variant's format, size, bytes, quality and path.
+    private func json(_ outcome: FileOutcome, variant: PreparedVariant, path: String) -> [String: Any] {
+        var object = json(outcome)
+        object["format"] = variant.format.rawValue
+        object["width"] = variant.width
+        object["height"] = variant.height
+        object["bytes"] = variant.bytes
+        object["quality"] = variant.quality ?? NSNull()
+        object["encodes"] = variant.encodes
+        object["path"] = RawPath.lossy(path)
+        if let window = outcome.set?.crop {
+            object["crop"] = ["x": window.x, "y": window.y, "width": window.width, "height": window.height]
+        }
+        return JSONLine.naming(path, as: "output", in: object)
     }
 
     private func printJSON(_ object: [String: Any]) { JSONLine.print(object) }

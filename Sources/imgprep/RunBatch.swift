@@ -38,7 +38,7 @@ func runBatch(_ options: BatchCommandOptions, command: String) async -> Int32 {
 
     let planner = JobPlanner(format: options.settings.format, outputDirectory: options.outputDirectory,
                              outputFile: options.outputFile, inPlace: options.batch.inPlace,
-                             autoFormats: options.settings.autoFormats?.map(\.format))
+                             autoFormats: options.settings.autoFormats?.map(\.format), set: options.setOutputs)
     let source = JobSource(arguments: options.paths, list: list, recursive: options.recursive,
                            excluding: options.outputDirectory, planner: planner, shard: options.shard,
                            largestFirst: options.batch.jobs > 1)
@@ -73,9 +73,12 @@ func runBatch(_ options: BatchCommandOptions, command: String) async -> Int32 {
     }
     var batch = options.batch
     batch.threadsPerImage = Scheduling.override(from: environment)
-    let converter = FileConverter(settings: options.settings, options: batch, cancellation: cancellation,
+    var preparing = FileConverter(settings: options.settings, options: batch, cancellation: cancellation,
                                   reuse: OutputReuse(settings: options.settings, cache: cache), gate: gate,
                                   prepare: isolated ? isolatedPrepare : FileConverter.inProcess(timeout: options.timeout))
+    preparing.naming = options.setOutputs?.naming
+    let converter = preparing
+    let manifest = options.manifest.map { ManifestCollector($0) }
     let summary = await BatchRunner.run(source, limit: options.batch.jobs, failFast: options.batch.failFast,
                                         cancellation: cancellation,
                                         work: { job, context in
@@ -83,6 +86,7 @@ func runBatch(_ options: BatchCommandOptions, command: String) async -> Int32 {
                                         },
                                         onOutcome: { outcome in
                                             tally.add(outcome)
+                                            manifest?.add(outcome)
                                             reporter.report(outcome)
                                         })
     gate.openAll()
@@ -95,9 +99,18 @@ func runBatch(_ options: BatchCommandOptions, command: String) async -> Int32 {
         // A signal's forced end is printing the summary and ending the process: let it finish.
         while true { sleep(1) }
     }
+    var failed = summary.failed > 0
+    if let manifest, !summary.interrupted, !options.batch.dryRun {
+        do {
+            try manifest.write()
+        } catch {
+            reporter.usageError("cannot write the manifest \(manifest.options.path): \(error)")
+            failed = true
+        }
+    }
     reporter.finish(summary)
     if summary.interrupted { return 128 + signals.received }
-    return summary.failed > 0 ? 1 : 0
+    return failed ? 1 : 0
 }
 
 /// The outcomes reported so far, for a summary when a signal ends the run before the batch returns its own.

@@ -8,6 +8,11 @@ enum SharedOptions {
          Option.color, Option.hdr, Option.subsampling] + WriterOptions.declared(writing: formats)
             + [Option.maxPixels, Option.maxInputSize]
     }
+    /// A web image set (convert): several outputs per input, their names, boxes and the manifest.
+    static let set: [any DeclaredOption] = [
+        Option.widths, Option.name, Option.box, Option.fit, Option.crop, Option.manifest, Option.sizes, Option.baseURL,
+        Option.placeholder,
+    ]
     static let search: [any DeclaredOption] = [Option.minQuality, Option.search, Option.step, Flag.noDownscale]
     static let batch: [any DeclaredOption] = [
         Flag.recursive, Option.filesFrom, Flag.null, Option.jobs, Option.memoryLimit, Option.shard, Option.cache,

@@ -17,12 +17,19 @@ public struct BatchJob: Sendable, Equatable {
 
     /// The file to read.
     public var readPath: String { readFrom ?? input }
+    /// A web image set: the names its variants get that are known before the picture is prepared (those
+    /// without `{hash}` or `{height}`, at the widths asked for); `output` is then only the first name.
+    public var setOutputs: [String]?
+    /// The `-r` directory the input was found under (a set's `{dir}` and mirrored folders).
+    public var root: String?
 
-    public init(input: String, output: String, problem: ImagePrepError? = nil, outputFormats: [OutputFormat]? = nil) {
+    public init(input: String, output: String, problem: ImagePrepError? = nil, outputFormats: [OutputFormat]? = nil,
+                setOutputs: [String]? = nil) {
         self.input = input
         self.output = output
         self.problem = problem
         self.outputFormats = outputFormats
+        self.setOutputs = setOutputs
     }
 
     /// The output's name when written in `format` (for `--to auto`; otherwise `output` itself).
@@ -31,7 +38,7 @@ public struct BatchJob: Sendable, Equatable {
     }
 
     /// Every name the output may get: one, or one per `--to auto` format.
-    public var possibleOutputs: [String] { outputFormats.map { $0.map(output(in:)) } ?? [output] }
+    public var possibleOutputs: [String] { setOutputs ?? outputFormats.map { $0.map(output(in:)) } ?? [output] }
 }
 
 /// A path given by the user and, for files found under a `-r` directory, that directory.

@@ -18,6 +18,8 @@ public struct FileConverter: Sendable {
     /// Admits each file, before it is read, while the memory estimated for the files in flight fits
     /// `--memory-limit`; nil admits every file.
     public var gate: MemoryGate?
+    /// Where a web image set's variants go (`--name`); nil names them `{name}.{ext}`.
+    public var naming: SetNaming?
 
     public init(settings: ConversionSettings, options: BatchOptions, cancellation: CancellationFlag,
                 reuse: OutputReuse? = nil, gate: MemoryGate? = nil,
@@ -55,7 +57,8 @@ public struct FileConverter: Sendable {
                 let head = try InputFile.head(job.readPath, count: 4096)   // an ftyp box with many brands fits
                 try refuseInPlace(FormatSniffer.sniff(head).get())
                 let outputs = job.possibleOutputs
-                outcome.reason = outputs.count == 1 ? "dry run: would write \(job.output)"
+                outcome.reason = job.setOutputs != nil ? "dry run: would write a set (\(outputs.joined(separator: ", ")), at the widths the picture allows)"
+                    : outputs.count == 1 ? "dry run: would write \(job.output)"
                     : "dry run: would write one of \(outputs.joined(separator: ", ")) (--to auto chooses per picture)"
                 return outcome
             }
@@ -92,12 +95,20 @@ public struct FileConverter: Sendable {
             outcome.warnings = prepared.warnings
             stage = .write
             guard !cancellation.isCancelled else { throw ImagePrepError(.interrupted, "interrupted") }
+            if let set = prepared.set {
+                let outputs = try writeSet(set, bytes: prepared.bytes, job: job)
+                outcome.job.output = outputs[0]
+                outcome.set = set
+                outcome.variantPaths = outputs
+                if let key { reuse?.written(key, input: job.input, outputs: outputs, image: prepared) }
+                return outcome
+            }
             if prepared.passedThrough && options.inPlace { return outcome }  // already as it should be
             let mtime = options.preserveModificationTime ? FileTimestamp(modificationOf: job.readPath) : nil
             try AtomicWriter.write(prepared.bytes, to: output,
                                    permissionsFrom: options.inPlace ? job.input : nil, modificationTime: mtime,
                                    durable: options.inPlace)  // in place, the old bytes are the user's only copy
-            if let key { reuse?.written(key, input: job.input, output: output, image: prepared) }
+            if let key { reuse?.written(key, input: job.input, outputs: [output], image: prepared) }
         } catch {
             return FileOutcome(job: job, failure: .failed(at: stage, error, otherwise: .io))
         }
@@ -143,6 +154,8 @@ public struct FileConverter: Sendable {
         // --to auto: any output the picture may get counts (an earlier run may have chosen another format).
         let existing = job.possibleOutputs.compactMap { output in FileTimestamp(modificationOf: output).map { (output, $0) } }
         guard let (found, outputTime) = existing.max(by: { $0.1 < $1.1 }) else { return nil }
+        // A set is up to date only when every variant whose name is known is.
+        if let names = job.setOutputs, names.isEmpty || existing.count < names.count { return nil }
         let which = job.outputFormats == nil ? "" : " (\(found))"
         if options.existing == .skip { return "output exists" + which }
         guard let inputTime = FileTimestamp(modificationOf: job.readPath) else { return nil }

@@ -33,6 +33,9 @@ public struct FileOutcome: Sendable {
     public var lossless = false
     /// The HDR gain map written beside the picture (see PreparedImage.gainMap).
     public var gainMap: WrittenGainMap?
+    /// A web image set: its variants and the source's facts, and the path each variant was written to.
+    public var set: PreparedSet?
+    public var variantPaths: [String] = []
     public var warnings: [String] = []
     public var milliseconds = 0
 

@@ -18,6 +18,8 @@ public struct JobPlanner: Sendable {
     public let inPlace: Bool
     /// `--to auto`: the formats each output may be written in (every name they give is claimed).
     public let autoFormats: [OutputFormat]?
+    /// A web image set: every name its variants may get is checked and claimed.
+    public let set: SetOutputs?
 
     private var inputs = Set<PathDigest>()         // every input seen or announced, as file and as entry
     private var planned = Set<PathDigest>()        // (input file, output entry) of every job planned
@@ -35,8 +37,9 @@ public struct JobPlanner: Sendable {
     private static let recall = 4096
 
     public init(format: OutputFormat, outputDirectory: String?, outputFile: String? = nil, inPlace: Bool,
-                autoFormats: [OutputFormat]? = nil) {
+                autoFormats: [OutputFormat]? = nil, set: SetOutputs? = nil) {
         self.format = format
+        self.set = set
         self.autoFormats = autoFormats
         self.outputDirectory = outputDirectory
         self.outputFile = outputFile
@@ -81,16 +84,20 @@ public struct JobPlanner: Sendable {
             let output = PathIdentity.isSymbolicLink(input.path) ? identity.fileAndEntry(input.path).file : input.path
             return BatchJob(input: input.path, output: output)
         }
-        let output = outputFile
+        let setNames = set?.names(for: input)
+        let output = outputFile ?? setNames?.first
             ?? OutputNaming.outputPath(for: input.remote?.outputName ?? input.path, format: autoFormats?.first ?? format,
                                        directory: outputDirectory, relativeTo: input.root)
-        var job = BatchJob(input: input.path, output: output, outputFormats: autoFormats)
+        var job = BatchJob(input: input.path, output: output, outputFormats: autoFormats, setOutputs: setNames?.filter(SetOutputs.isKnown))
         job.remote = input.remote
+        job.root = input.root
         // With --to auto every name the output may get is checked and claimed: the format is known only later.
         let outputs = job.possibleOutputs.map { (name: $0, entry: PathDigest(normalized: identity.entry($0))) }
-        guard planned.insert(PathDigest(pair: inputFile, outputs[0].entry)).inserted else { return nil }
+        guard planned.insert(PathDigest(pair: inputFile, PathDigest(normalized: identity.entry(output)))).inserted else { return nil }
         func refused(_ reason: String) -> BatchJob {
-            BatchJob(input: input.path, output: output, problem: ImagePrepError(.output, reason, stage: .write), outputFormats: autoFormats)
+            var job = job
+            job.problem = ImagePrepError(.output, reason, stage: .write)
+            return job
         }
         if let position = claimed[inputFile] ?? claimed[inputEntry] {
             return refused("\(input.path) was written by this run as the output of \(name(position)); it is not read again")

@@ -32,7 +32,8 @@ public final class OutputReuse: Sendable {
 
     private struct Written {
         var input: String
-        var output: String
+        /// Every file written for it (a set's variants in order).
+        var outputs: [String]
         var digest: [UInt8]
         var summary: PreparedImage   // without its bytes
     }
@@ -71,7 +72,8 @@ public final class OutputReuse: Sendable {
         switch role {
         case .copy(let written):
             // The earlier output, if it is still what this run wrote; else prepare again.
-            if let bytes = try? InputFile.read(written.output), SHA256.hash(bytes) == written.digest {
+            if let files = try? written.outputs.map({ try InputFile.read($0) }), case let bytes = files.flatMap({ $0 }),
+               SHA256.hash(bytes) == written.digest {
                 var reused = written.summary
                 reused.bytes = bytes
                 reused.encodes = 0
@@ -110,11 +112,11 @@ public final class OutputReuse: Sendable {
         }
     }
 
-    /// Remembers that `image` for `key` now lies in `output`, for duplicates later in the run.
-    public func written(_ key: CacheKey, input: String, output: String, image: PreparedImage) {
+    /// Remembers that `image` for `key` now lies in `outputs` (end to end), for duplicates later in the run.
+    public func written(_ key: CacheKey, input: String, outputs: [String], image: PreparedImage) {
         var summary = image
         summary.bytes = []
-        let written = Written(input: input, output: output, digest: SHA256.hash(image.bytes), summary: summary)
+        let written = Written(input: input, outputs: outputs, digest: SHA256.hash(image.bytes), summary: summary)
         state.withLock { state in
             guard state.written[key] == nil else { return }
             state.written[key] = written

@@ -37,6 +37,8 @@ public struct ConversionSettings: Sendable, Codable {
     public var autoFormats: [AutoFormat]?
     /// Inputs with more pixels are refused before decoding.
     public var maxPixels = 300_000_000
+    /// A web image set: several outputs per input (`format` and `quality` are then only the first's).
+    public var set: SetSettings?
     public init() {}
 
     /// `subsampling` resolved: every format that subsamples chroma follows the same rule.
@@ -127,6 +129,8 @@ public struct PreparedImage: Sendable, Codable {
     public var scores = 0
     /// `--to auto`: what each allowed format came to, in the order tried.
     public var candidates: [FormatCandidate]?
+    /// A web image set: its variants (whose files `bytes` holds end to end) and the source's facts.
+    public var set: PreparedSet?
 }
 
 /// A format `--to auto` may write, with the quality to use in it (the ceiling of its search).

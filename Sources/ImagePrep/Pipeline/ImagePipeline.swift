@@ -17,6 +17,9 @@ public enum ImagePipeline {
                     stage = next
                     onStage(next)
                 }
+                if let set = settings.set {
+                    return try SetPipeline.prepare(file, settings: settings, set: set, threads: scheduling.threads, onStage: report)
+                }
                 guard let candidates = settings.autoFormats else {
                     var facts = SourceFacts()
                     return try prepareStages(file, settings: settings, scheduling: scheduling, facts: &facts, onStage: report)

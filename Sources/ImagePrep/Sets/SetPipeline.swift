@@ -1,0 +1,191 @@
+/// A web image set from one input: one decode and one orientation, then each width resampled from the
+/// full upright picture (or the crop window) and encoded in every format asked for. What the manifest
+/// needs besides the files (caption, colour, placeholder) comes from one small upright sRGB reduction.
+enum SetPipeline {
+    /// The reduction the caption-free facts are computed on: long edge at most this.
+    static let analysisEdge = 256
+
+    static func prepare(_ file: [UInt8], settings: ConversionSettings, set: SetSettings, threads: Int,
+                        onStage: (PipelineStage) -> Void) throws -> PreparedImage {
+        onStage(.sniff)
+        let format = try FormatSniffer.sniff(file).get()
+        onStage(.decode)
+        let decoder = format.reader.decoder
+        let stored = try decoder.header(of: file)
+        try stored.check(maxPixels: settings.maxPixels)
+        var options = DecodeOptions(maxPixels: settings.maxPixels, threads: threads,
+                                    shrinkingTo: shrinkingTo(stored: (stored.width, stored.height), settings: settings, set: set),
+                                    convertsToSRGB: settings.color == .srgb, keepsAnimation: false)
+        options.readsGainMap = false
+        var decoded = try decoder.decode(file, options: options)
+        if decoded.gainMap.origin != nil {
+            decoded.warnings.append("the HDR gain map is not written in a web image set (plain SDR variants)")
+        }
+        onStage(.orient)
+        let picture = decoded.content.oriented(decoded.orientation)
+        if picture.width * picture.height > settings.maxPixels {
+            throw ImagePrepError(.tooLarge, "the picture decodes as \(picture.width)x\(picture.height), over the --max-pixels limit of \(settings.maxPixels) pixels",
+                                 stage: .decode)
+        }
+        let headerUpright = decoded.orientation.swapsDimensions ? (stored.height, stored.width) : (stored.width, stored.height)
+        let upright = DecodedSize.upright(header: headerUpright, picture: (picture.width, picture.height), warnings: &decoded.warnings)
+
+        onStage(.resize)
+        let analysis = analysisPicture(picture, decoded: decoded, threads: threads)
+        let cover = set.box != nil && set.fit == .cover
+        let window = cover ? set.box.map {
+            SmartCrop.window(analysis: analysis, sourceWidth: upright.width, sourceHeight: upright.height,
+                             aspectWidth: $0.width, aspectHeight: $0.height, strategy: set.crop)
+        } : nil
+        let sizes = SetPlan.sizes(sourceWidth: upright.width, sourceHeight: upright.height, settings: set,
+                                  maxDimension: settings.maxDimension, cropWindow: window)
+        let facts = PreparedSet(variants: [], width: upright.width, height: upright.height,
+                                alt: ImageCaption.text(in: decoded.metadata), color: DominantColor.hex(of: analysis),
+                                placeholder: try Placeholders.make(set.placeholder, from: analysis), crop: window)
+
+        // Encoded per width, then ordered by format: each width's pixels are made once.
+        var encoded: [[PreparedImage]] = []
+        var warnings = decoded.warnings
+        for size in sizes {
+            onStage(.resize)
+            var pixels = try resampled(picture, to: size.plan, upright: upright, background: settings.background, threads: threads)
+            var forWidth = decoded
+            onStage(.colour)
+            if settings.color == .srgb {
+                pixels = ImagePipeline.toSRGB(pixels, decoded: &forWidth, settings: settings, threads: threads)
+            }
+            onStage(.encode)
+            var row: [PreparedImage] = []
+            for output in set.formats {
+                var variantSettings = settings
+                variantSettings.format = output.format
+                variantSettings.quality = output.quality
+                variantSettings.keepsInputCoding = false
+                variantSettings.budget = set.budget(forWidth: size.requestedWidth, fallback: settings.budget)
+                if variantSettings.budget != nil, !output.format.writer.traits.isLossy { variantSettings.budget = nil }
+                let searching = variantSettings.budget != nil || variantSettings.scoreTarget != nil
+                let encoder = EncoderRegistry.encoder(for: variantSettings, searching: searching, threads: threads)
+                var input = pixels
+                switch pixels {
+                case .rgb(let image) where image.hasAlpha && !encoder.traits.keepsAlpha:
+                    input = .rgb(ImagePipeline.flattened(image, onto: settings.background))
+                case .ycbcr420 where !encoder.takesYCbCr420:
+                    input = .rgb(pixels.rgb())
+                default:
+                    break
+                }
+                let prepared = try OutputEncoding.encode(input, with: encoder, metadata: forWidth.metadata, settings: variantSettings,
+                                                         threads: threads, warnings: [])
+                for warning in prepared.warnings where !warnings.contains(warning) { warnings.append(warning) }
+                row.append(prepared)
+            }
+            encoded.append(row)
+        }
+
+        var result = facts
+        var bytes: [UInt8] = []
+        for (formatIndex, output) in set.formats.enumerated() {
+            for (size, row) in zip(sizes, encoded) {
+                let variant = row[formatIndex]
+                bytes += variant.bytes
+                result.variants.append(PreparedVariant(format: output.format, width: variant.width, height: variant.height,
+                                                       bytes: variant.bytes.count, quality: variant.quality,
+                                                       requestedWidth: size.requestedWidth, encodes: variant.encodes))
+            }
+        }
+        let largest = result.variants.max { $0.width * $0.height < $1.width * $1.height }
+        var image = PreparedImage(bytes: bytes, format: set.formats.first?.format ?? settings.format,
+                                  width: largest?.width ?? upright.width, height: largest?.height ?? upright.height,
+                                  quality: largest?.quality, encodes: result.variants.reduce(0) { $0 + $1.encodes },
+                                  passedThrough: false, warnings: warnings)
+        image.set = result
+        return image
+    }
+
+    /// The long edge (as stored) the decoder may shrink to: the largest variant's, whichever way the
+    /// picture turns; nil with a box (its window is planned in full-size coordinates).
+    static func shrinkingTo(stored: (width: Int, height: Int), settings: ConversionSettings, set: SetSettings) -> Int? {
+        guard set.box == nil, stored.width > 0, stored.height > 0 else { return nil }
+        let edges = [(stored.width, stored.height), (stored.height, stored.width)].flatMap { size in
+            SetPlan.sizes(sourceWidth: size.0, sourceHeight: size.1, settings: set, maxDimension: settings.maxDimension)
+                .map { max($0.width, $0.height) }
+        }
+        guard let edge = edges.max(), edge < max(stored.width, stored.height) else { return nil }
+        return edge
+    }
+
+    /// The upright picture reduced to a long edge of at most `analysisEdge`, in sRGB.
+    static func analysisPicture(_ picture: DecodedPixels, decoded: DecodedImage, threads: Int) -> PixelBuffer {
+        let size = fittedSize(width: picture.width, height: picture.height, maxDimension: analysisEdge)
+        let small = (size.width, size.height) == (picture.width, picture.height)
+            ? picture : picture.resized(width: size.width, height: size.height, threads: threads)
+        var image = small.rgb()
+        var notes: [String] = []   // a profile that does not convert is reported by the variants' own encode
+        if !decoded.isSRGB,
+           let transform = SRGBConversion.transform(for: decoded.metadata.icc, bytesPerSample: 1, stride: image.channels, warnings: &notes) {
+            image = SRGBConversion.converted(image, with: transform, threads: 1)
+        }
+        return image
+    }
+
+    /// The pixels of one size: the plan's window of the upright picture, resampled, on its canvas.
+    static func resampled(_ picture: DecodedPixels, to plan: BoxPlan, upright: (width: Int, height: Int),
+                          background: RGBColor, threads: Int) throws -> DecodedPixels {
+        guard plan.scaledWidth > 0, plan.scaledHeight > 0, plan.canvasWidth >= plan.scaledWidth, plan.canvasHeight >= plan.scaledHeight,
+              plan.offsetX >= 0, plan.offsetY >= 0, plan.offsetX <= plan.canvasWidth - plan.scaledWidth,
+              plan.offsetY <= plan.canvasHeight - plan.scaledHeight,
+              plan.window.x >= 0, plan.window.y >= 0, plan.window.width > 0, plan.window.height > 0,
+              plan.window.x <= upright.width - plan.window.width, plan.window.y <= upright.height - plan.window.height
+        else {
+            throw ImagePrepError(.corrupt, "the box plan does not fit the picture (\(plan))", stage: .resize)
+        }
+        let whole = plan.window == CropWindow(x: 0, y: 0, width: upright.width, height: upright.height)
+        var scaled: DecodedPixels
+        if whole {
+            scaled = (plan.scaledWidth, plan.scaledHeight) == (picture.width, picture.height)
+                ? picture : picture.resized(width: plan.scaledWidth, height: plan.scaledHeight, threads: threads)
+        } else {
+            // The window in the decoded picture's pixels (smaller than the header's after shrink-on-load).
+            let image = picture.rgb()
+            let sx = Double(image.width) / Double(upright.width), sy = Double(image.height) / Double(upright.height)
+            let x = min(image.width - 1, Int(Double(plan.window.x) * sx)), y = min(image.height - 1, Int(Double(plan.window.y) * sy))
+            let width = max(1, min(image.width - x, Int((Double(plan.window.width) * sx).rounded())))
+            let height = max(1, min(image.height - y, Int((Double(plan.window.height) * sy).rounded())))
+            let window = cropped(image, x: x, y: y, width: width, height: height)
+            scaled = .rgb((plan.scaledWidth, plan.scaledHeight) == (width, height)
+                ? window : ImagePrep.resized(window, width: plan.scaledWidth, height: plan.scaledHeight, threads: threads))
+        }
+        if (plan.canvasWidth, plan.canvasHeight) != (plan.scaledWidth, plan.scaledHeight) {
+            scaled = .rgb(padded(scaled.rgb(), canvas: (plan.canvasWidth, plan.canvasHeight), at: (plan.offsetX, plan.offsetY),
+                                 background: background))
+        }
+        return scaled
+    }
+
+    static func cropped(_ image: PixelBuffer, x: Int, y: Int, width: Int, height: Int) -> PixelBuffer {
+        var pixels: [UInt8] = []
+        pixels.reserveCapacity(width * height * image.channels)
+        for row in y..<(y + height) {
+            let start = (row * image.width + x) * image.channels
+            pixels += image.pixels[start..<(start + width * image.channels)]
+        }
+        return PixelBuffer(width: width, height: height, channels: image.channels, pixels: pixels)
+    }
+
+    /// `--fit contain`: the picture on a canvas of the background colour (opaque, alpha kept where it was).
+    static func padded(_ image: PixelBuffer, canvas: (width: Int, height: Int), at offset: (x: Int, y: Int),
+                       background: RGBColor) -> PixelBuffer {
+        let channels = image.channels
+        var fill = [background.red, background.green, background.blue]
+        if channels == 4 { fill.append(255) }
+        var pixels = [UInt8](repeating: 0, count: canvas.width * canvas.height * channels)
+        for index in 0..<(canvas.width * canvas.height) {
+            for c in 0..<channels { pixels[index * channels + c] = fill[c] }
+        }
+        for row in 0..<image.height {
+            let from = row * image.rowBytes, to = ((row + offset.y) * canvas.width + offset.x) * channels
+            pixels.replaceSubrange(to..<(to + image.rowBytes), with: image.pixels[from..<(from + image.rowBytes)])
+        }
+        return PixelBuffer(width: canvas.width, height: canvas.height, channels: channels, pixels: pixels)
+    }
+}
