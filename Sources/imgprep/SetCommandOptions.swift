@@ -27,6 +27,11 @@ extension BatchCommandOptions {
         }
         if args[.box] == nil, args[.fit] != nil || args[.crop] != nil { throw refuse("--fit and --crop are for --box") }
         if args[.crop] != nil, (args[.fit] ?? .inside) != .cover { throw refuse("--crop is for --fit cover") }
+        // A skipped input would be missing from the manifest (its caption, colour and placeholder come from
+        // the picture): the cache is what makes a repeated run with a manifest quick.
+        if args[.manifest] != nil, batch.existing != .overwrite {
+            throw refuse("--manifest describes every input, so none may be skipped (--update, --skip-existing); use --cache to make repeated runs quick")
+        }
         if args[.manifest] == nil, let unused = [args[.sizes] == nil ? nil : "sizes", args[.baseURL] == nil ? nil : "base-url",
                                                  args[.placeholder] == nil ? nil : "placeholder"].compactMap({ $0 }).first {
             throw refuse("--\(unused) is for --manifest")
