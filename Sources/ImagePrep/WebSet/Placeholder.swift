@@ -32,8 +32,8 @@ public enum Placeholders {
             return Placeholder(kind: .blurhash, value: hash)
         case .lqip:
             guard let small = LQIP.reduced(picture) else { throw empty }
-            let webp = try WebPEncoder().encode(.rgb(small), quality: LQIP.quality, metadata: ImageMetadata())
-            return Placeholder(kind: .lqip, value: "data:image/webp;base64," + Data(webp).base64EncodedString())
+            let encoded = try LQIP.encoder.encode(.rgb(small), quality: LQIP.quality, metadata: ImageMetadata())
+            return Placeholder(kind: .lqip, value: "data:image/\(LQIP.format.rawValue);base64," + Data(encoded).base64EncodedString())
         }
     }
 }
@@ -45,6 +45,16 @@ enum LQIP {
     static let maxHeight = 64
     /// Detail is lost to the scaling anyway; this keeps the colours without blocks.
     static let quality = 50
+    /// WebP: every browser that reads `<picture>` shows it, and it is the smallest at this size. From the
+    /// registry, as shared code reaches every format (`OutputFormat(rawValue:)` is nil only for a name
+    /// no writer has).
+    static let format = OutputFormat(rawValue: "webp") ?? Formats.defaultOutput
+    static var encoder: any ImageEncoding {
+        var settings = ConversionSettings()
+        settings.format = format
+        settings.quality = quality
+        return format.writer.encoder(for: settings, searching: false, transposedBlocks: false, threads: 1)
+    }
 
     /// `picture` reduced to `width` px wide (or less: never enlarged), its aspect kept within `maxHeight`.
     static func reduced(_ picture: PixelBuffer) -> PixelBuffer? {
