@@ -103,7 +103,7 @@ public final class OutputCache: Sendable {
         }
         defer { close(fd) }
         // Larger than this cache keeps: stored under a larger limit, not damaged; trimming decides.
-        guard info.st_size <= maxSize, let file = Self.readAll(fd, size: Int(info.st_size)) else { return miss() }
+        guard info.st_size <= maxSize, let file = FileDescriptorIO.readExactly(fd, size: Int(info.st_size)) else { return miss() }
         switch CacheEntryCodec.decode(file, key: key) {
         case .failure:
             Self.removeIfStill(path, device: info.st_dev, inode: info.st_ino)
@@ -184,20 +184,6 @@ public final class OutputCache: Sendable {
     private func miss() -> CacheEntry? {
         state.withLock { $0.statistics.misses += 1 }
         return nil
-    }
-
-    /// Exactly `size` bytes from `fd`, or nil when the file is shorter or longer than `fstat` said.
-    private static func readAll(_ fd: Int32, size: Int) -> [UInt8]? {
-        var file = [UInt8](repeating: 0, count: size + 1)  // one more, to see a file that grew
-        var filled = 0
-        while filled < file.count {
-            let count = file.withUnsafeMutableBytes { FileDescriptorIO.read(fd, into: $0.baseAddress! + filled, count: $0.count - filled) }  // never empty: size + 1
-            if count <= 0 { break }
-            filled += count
-        }
-        guard filled == size else { return nil }
-        file.removeLast()
-        return file
     }
 
     /// Removes a damaged entry unless a writer has just renamed a good one over it (checked by inode:

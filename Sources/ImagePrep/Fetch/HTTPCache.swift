@@ -48,7 +48,7 @@ final class HTTPCache: Sendable {
         let path = entryPath(for: url)
         guard case .success(let (fd, info)) = RegularFile.open(path, followLinks: false) else { return nil }
         defer { close(fd) }
-        guard info.st_size > 0, info.st_size <= maxSize, let file = Self.read(fd, size: Int(info.st_size)),
+        guard info.st_size > 0, info.st_size <= maxSize, let file = FileDescriptorIO.readExactly(fd, size: Int(info.st_size)),
               let entry = HTTPCacheEntry.decode(file, url: url) else {
             if info.st_size <= maxSize { _ = RawPath.withCString(path) { unlink($0) } }  // damaged
             return nil
@@ -74,19 +74,5 @@ final class HTTPCache: Sendable {
     func entryPath(for url: String) -> String {
         let hex = SHA256.hex(SHA256.hash(Array("imgprep-http-cache-1\n\(url)".utf8)))
         return "\(directory)/\(hex.prefix(2))/\(hex.dropFirst(2))"
-    }
-
-    /// Exactly `size` bytes, or nil when the file is shorter or longer.
-    private static func read(_ fd: Int32, size: Int) -> [UInt8]? {
-        var file = [UInt8](repeating: 0, count: size + 1)
-        var filled = 0
-        while filled < file.count {
-            let count = file.withUnsafeMutableBytes { FileDescriptorIO.read(fd, into: $0.baseAddress! + filled, count: $0.count - filled) }  // never empty: size + 1
-            if count <= 0 { break }
-            filled += count
-        }
-        guard filled == size else { return nil }
-        file.removeLast()
-        return file
     }
 }

@@ -11,6 +11,21 @@ enum FileDescriptorIO {
         }
     }
 
+    /// Exactly `size` bytes from `fd`, or nil when the file is shorter or longer than `fstat` said
+    /// (a cache entry being replaced, or damaged).
+    static func readExactly(_ fd: Int32, size: Int) -> [UInt8]? {
+        var file = [UInt8](repeating: 0, count: size + 1)  // one more, to see a file that grew
+        var filled = 0
+        while filled < file.count {
+            let count = file.withUnsafeMutableBytes { read(fd, into: $0.baseAddress! + filled, count: $0.count - filled) }  // never empty: size + 1
+            if count <= 0 { break }
+            filled += count
+        }
+        guard filled == size else { return nil }
+        file.removeLast()
+        return file
+    }
+
     /// All of `bytes`, continuing after short writes; false with errno set when a write fails.
     static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBytes { buffer in
