@@ -90,7 +90,7 @@ struct BatchCommandOptions {
             // Without --quality, each format's own ceiling (its default, for convert).
             let explicit = args[.quality] != nil || settings.scoreTarget != nil
             let ceiling = settings.quality
-            settings.autoFormats = autoFormats.map { AutoFormat(format: $0, quality: explicit ? ceiling : defaultQuality($0)) }
+            settings.autoFormats = autoFormats.map { FormatQuality(format: $0, quality: explicit ? ceiling : defaultQuality($0)) }
         }
         settings.color = args[.color] ?? .keep
         settings.hdr = args[.hdr] ?? .keep

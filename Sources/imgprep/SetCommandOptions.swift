@@ -37,7 +37,7 @@ extension BatchCommandOptions {
             throw refuse("--\(unused) is for --manifest")
         }
         let explicitQuality = args[.quality] != nil || settings.scoreTarget != nil
-        var set = SetSettings(formats: formats.map { SetFormat(format: $0, quality: explicitQuality ? settings.quality : defaultQuality($0)) })
+        var set = SetSettings(formats: formats.map { FormatQuality(format: $0, quality: explicitQuality ? settings.quality : defaultQuality($0)) })
         set.widths = widths
         set.box = args[.box]
         set.fit = args[.fit] ?? .inside

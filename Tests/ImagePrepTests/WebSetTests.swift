@@ -244,7 +244,7 @@ struct WebSetTests {
     }
 
     @Test func planSizesDropWidthsOverTheSourceAndAddItsOwn() {
-        var settings = SetSettings(formats: [SetFormat(format: .webp, quality: 80)])
+        var settings = SetSettings(formats: [FormatQuality(format: .webp, quality: 80)])
         settings.widths = [480, 960, 1920]
         let sizes = SetPlan.sizes(sourceWidth: 1000, sourceHeight: 750, settings: settings)
         #expect(sizes.map(\.width) == [480, 960, 1000])

@@ -13,11 +13,11 @@ struct SourceFacts {
 /// one after another, so the answer never depends on threads.
 enum AutoFormatChoice {
     /// - Parameter prepare: the pipeline for one format, telling what it learnt of the source.
-    static func prepare(_ candidates: [AutoFormat], settings: ConversionSettings,
+    static func prepare(_ candidates: [FormatQuality], settings: ConversionSettings,
                         prepare: (ConversionSettings, inout SourceFacts) throws -> PreparedImage) throws -> PreparedImage {
         var remaining = candidates
-        var eligible: [AutoFormat]?
-        var results: [(candidate: AutoFormat, image: PreparedImage)] = []
+        var eligible: [FormatQuality]?
+        var results: [(candidate: FormatQuality, image: PreparedImage)] = []
         var encodes = 0, scores = 0, probes = 0
         var firstError: (any Error)?
         while !remaining.isEmpty {

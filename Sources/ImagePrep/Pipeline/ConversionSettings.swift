@@ -34,7 +34,7 @@ public struct ConversionSettings: Sendable, Codable {
     public var scoreTarget: ScoreTarget?
     /// `--to auto`: the formats one of which each picture is written in, the smallest that meets the
     /// target or budget (`format` is then only the first of them, for what is planned before a picture).
-    public var autoFormats: [AutoFormat]?
+    public var autoFormats: [FormatQuality]?
     /// Inputs with more pixels are refused before decoding.
     public var maxPixels = 300_000_000
     /// A web image set: several outputs per input (`format` and `quality` are then only the first's).
@@ -133,8 +133,9 @@ public struct PreparedImage: Sendable, Codable {
     public var set: PreparedSet?
 }
 
-/// A format `--to auto` may write, with the quality to use in it (the ceiling of its search).
-public struct AutoFormat: Sendable, Codable, Equatable {
+/// A format to write, with the quality to use in it (the ceiling of its search): one of `--to auto`'s
+/// candidates, or one format of a web image set.
+public struct FormatQuality: Sendable, Codable, Equatable {
     public var format: OutputFormat
     public var quality: Int
 

@@ -2,7 +2,7 @@
 /// every width in every format, from one decode and one orientation of the source.
 public struct SetSettings: Sendable, Codable {
     /// In the order asked for, each with its quality (the ceiling of a budget search).
-    public var formats: [SetFormat]
+    public var formats: [FormatQuality]
     /// Widths asked for, ascending and distinct; nil: one width, the source's (or the box's).
     public var widths: [Int]?
     public var box: BoxSize?
@@ -13,21 +13,11 @@ public struct SetSettings: Sendable, Codable {
     public var widthBudgets: [WidthBudget] = []
     public var placeholder: PlaceholderKind = .thumbhash
 
-    public init(formats: [SetFormat]) { self.formats = formats }
+    public init(formats: [FormatQuality]) { self.formats = formats }
 
     /// The budget for variants of `width`, as asked for (`fallback`: the batch's).
     func budget(forWidth width: Int?, fallback: ByteBudget?) -> ByteBudget? {
         width.flatMap { width in widthBudgets.first { $0.width == width }?.budget } ?? fallback
-    }
-}
-
-public struct SetFormat: Sendable, Codable, Equatable {
-    public var format: OutputFormat
-    public var quality: Int
-
-    public init(format: OutputFormat, quality: Int) {
-        self.format = format
-        self.quality = quality
     }
 }
 
