@@ -19,7 +19,7 @@ final class ManifestCollector: Sendable {
         guard outcome.status == .ok, let set = outcome.set, set.variants.count == outcome.variantPaths.count else { return }
         let variants = zip(set.variants, outcome.variantPaths).map { variant, path in
             ManifestVariant(format: variant.format.rawValue, width: variant.width, height: variant.height, bytes: variant.bytes,
-                            path: ManifestPaths.relative(path, from: folder))
+                            path: ManifestPaths.relative(path, from: folder), animated: variant.frames != nil, hdr: variant.gainMap != nil)
         }
         let entry = ManifestEntry(width: set.width, height: set.height, alt: set.alt, color: set.color, placeholder: set.placeholder,
                                   variants: variants, sizes: options.sizes, baseURL: options.baseURL)

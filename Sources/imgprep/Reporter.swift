@@ -70,9 +70,7 @@ final class Reporter: Sendable {
                 // The outputs it would write, one per line, as a script would want them.
                 if outcome.status == .ok { outcome.job.possibleOutputs.forEach(printLine) }
             } else if let set = outcome.set, outcome.status == .ok, mode == .verbose || command == "compress" {
-                for (variant, path) in zip(set.variants, outcome.variantPaths) {
-                    printLine("\(input) -> \(path) (\(variant.width)x\(variant.height), \(variant.bytes) bytes" + (variant.quality.map { ", quality \($0)" } ?? "") + ")")
-                }
+                for (variant, path) in zip(set.variants, outcome.variantPaths) { printLine("\(input) -> \(path) (\(Self.facts(variant)))") }
             } else if outcome.status != .failed && (mode == .verbose || (command == "compress" && outcome.status == .ok)) {
                 printLine(line(outcome))
             }
@@ -164,10 +162,7 @@ final class Reporter: Sendable {
                  "score": candidate.score.map(Self.rounded) ?? NSNull(), "meets": candidate.meets]
             }
         }
-        if let map = outcome.gainMap {
-            object["gain_map"] = ["width": map.width, "height": map.height, "bytes": map.bytes, "quality": map.quality,
-                                  "headroom": map.headroom, "headroom_stops": log2(map.headroom)]
-        }
+        if let map = outcome.gainMap { object["gain_map"] = Self.json(map) }
         if let budget { object["budget"] = budget }
         object = JSONLine.naming(outcome.job.input, as: "input", in: object)
         guard !outcome.job.output.isEmpty else { return object.merging(["output": NSNull()]) { $1 } }
@@ -184,10 +179,26 @@ final class Reporter: Sendable {
         object["quality"] = variant.quality ?? NSNull()
         object["encodes"] = variant.encodes
         object["path"] = RawPath.lossy(path)
+        if let map = variant.gainMap { object["gain_map"] = Self.json(map) }
+        if let frames = variant.frames { object["frames"] = frames }
         if let window = outcome.set?.crop {
             object["crop"] = ["x": window.x, "y": window.y, "width": window.width, "height": window.height]
         }
         return JSONLine.naming(path, as: "output", in: object)
+    }
+
+    /// A set variant's size, bytes and what it kept, for its line.
+    private static func facts(_ variant: PreparedVariant) -> String {
+        var parts = ["\(variant.width)x\(variant.height)", "\(variant.bytes) bytes"]
+        if let quality = variant.quality { parts.append("quality \(quality)") }
+        if let frames = variant.frames { parts.append("\(frames) frames") }
+        if let map = variant.gainMap { parts.append("HDR gain map \(map.width)x\(map.height)") }
+        return parts.joined(separator: ", ")
+    }
+
+    private static func json(_ map: WrittenGainMap) -> [String: Any] {
+        ["width": map.width, "height": map.height, "bytes": map.bytes, "quality": map.quality,
+         "headroom": map.headroom, "headroom_stops": log2(map.headroom)]
     }
 
     private func printJSON(_ object: [String: Any]) { JSONLine.print(object) }

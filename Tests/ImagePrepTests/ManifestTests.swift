@@ -89,7 +89,8 @@ import Testing
         (#"{"images": {"a": "\ud800"}}"#, "lone surrogate"),
         (#"{"images": {"a": "\x"}}"#, "unknown escape"),
         (#"{"images": {"a": "unterminated"#, "not closed"),
-        (#"{"images": {"a": true}}"#, "true and false"),
+        (#"{"images": {"a": true}}"#, "images[\"a\"]: expected an object"),
+        (#"{"images": {"a": tru}}"#, "expected true"),
     ] as [(String, String)])
     func malformedDocumentsAreRefused(document: String, reason: String) {
         expectRefusal(Array(document.utf8), reason)
@@ -106,6 +107,8 @@ import Testing
             ("\"placeholder\": {\n        \"thumbhash\"", "\"placeholder\": {\n        \"none\"", ".placeholder"),
             ("\"format\": \"avif\"", "\"format\": \"exe\"", "unknown format \"exe\""),
             ("\"bytes\": 4800", "\"bytes\": -1", "variants[0].bytes"),
+            ("\"bytes\": 4800", "\"bytes\": 4800, \"animated\": false", "variants[0].animated"),
+            ("\"bytes\": 4800", "\"bytes\": 4800, \"hdr\": 1", "variants[0].hdr"),
             ("\"alt\": \"a photo\",", "", "no \"alt\""),
             ("\"alt\": \"a photo\",", "\"alt\": \"a photo\", \"onload\": \"x\",", "unknown key \"onload\""),
         ]

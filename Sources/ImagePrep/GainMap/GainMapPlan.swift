@@ -34,6 +34,16 @@ enum GainMapPlan {
         return ["removed the claims of an HDR gain map: the file holds none that imgprep can read"]
     }
 
+    /// The source's claims taken out of its metadata, whatever becomes of the map: a kept map gets claims of
+    /// its own from the writer's gain-map encoder. The warnings go with the decoded image's.
+    static func removeSourceClaims(_ decoded: inout DecodedImage, settings: ConversionSettings) {
+        decoded.warnings += unbackedClaimNote(decoded.gainMap, metadata: decoded.metadata, settings: settings)
+        withoutClaims(&decoded.metadata, warnings: &decoded.warnings)
+        if decoded.gainMap.origin != nil {
+            decoded.metadata.uncarriedSegments = withoutContainerSegments(decoded.metadata.uncarriedSegments)
+        }
+    }
+
     /// The metadata without anything that says there is a gain map: the claims taken out of the XMP
     /// packet, which goes whole (with a warning) when it cannot be parsed to take them out; an extended
     /// XMP packet that claims one goes whole too (its GUID is the MD5 of its bytes).

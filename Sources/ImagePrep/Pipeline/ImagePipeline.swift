@@ -102,12 +102,7 @@ public enum ImagePipeline {
                 .scaled(from: upright, to: (picture.width, picture.height), threads: threads)
         }
         decoded.warnings += GainMapPlan.notes(decoded.gainMap, written: gainMap != nil, settings: settings)
-        // Claims of the source's map go in any case: a kept map gets claims of its own (the writer's gain-map encoder).
-        decoded.warnings += GainMapPlan.unbackedClaimNote(decoded.gainMap, metadata: decoded.metadata, settings: settings)
-        GainMapPlan.withoutClaims(&decoded.metadata, warnings: &decoded.warnings)
-        if decoded.gainMap.origin != nil {
-            decoded.metadata.uncarriedSegments = GainMapPlan.withoutContainerSegments(decoded.metadata.uncarriedSegments)
-        }
+        GainMapPlan.removeSourceClaims(&decoded, settings: settings)
         facts.hasAlpha = switch picture {
         case .rgb(let image): image.hasAlpha
         case .animation(let animation): animation.frames.contains { $0.canvas.hasAlpha }

@@ -13,14 +13,13 @@ enum SetPipeline {
         let decoder = format.reader.decoder
         let stored = try decoder.header(of: file)
         try stored.check(maxPixels: settings.maxPixels)
+        // Every frame and the gain map are read when some format of the set keeps them.
         var options = DecodeOptions(maxPixels: settings.maxPixels, threads: threads,
                                     shrinkingTo: shrinkingTo(stored: (stored.width, stored.height), settings: settings, set: set),
-                                    convertsToSRGB: settings.color == .srgb, keepsAnimation: false)
-        options.readsGainMap = false
+                                    convertsToSRGB: settings.color == .srgb,
+                                    keepsAnimation: set.formats.contains { $0.format.writer.traits.keepsAnimation })
+        options.readsGainMap = set.formats.contains { GainMapPlan.writes(variantSettings($0, settings: settings, set: set, width: nil)) }
         var decoded = try decoder.decode(file, options: options)
-        if decoded.gainMap.origin != nil {
-            decoded.warnings.append("the HDR gain map is not written in a web image set (plain SDR variants)")
-        }
         onStage(.orient)
         let picture = decoded.content.oriented(decoded.orientation)
         if picture.width * picture.height > settings.maxPixels {
@@ -29,6 +28,8 @@ enum SetPipeline {
         }
         let headerUpright = decoded.orientation.swapsDimensions ? (stored.height, stored.width) : (stored.width, stored.height)
         let upright = DecodedSize.upright(header: headerUpright, picture: (picture.width, picture.height), warnings: &decoded.warnings)
+        let gainMap = SetGainMap(decoded, upright: upright)
+        GainMapPlan.removeSourceClaims(&decoded, settings: settings)
 
         onStage(.resize)
         let analysis = analysisPicture(picture, decoded: decoded, threads: threads)
@@ -44,53 +45,88 @@ enum SetPipeline {
                                 placeholder: try Placeholders.make(set.placeholder, from: analysis), crop: window)
 
         // Encoded per width, then ordered by format: each width's pixels are made once.
-        var encoded: [[PreparedImage]] = []
+        var encoded: [[(image: PreparedImage, frames: Int?)]] = []
         var warnings = decoded.warnings
+        func note(_ more: [String]) {
+            for warning in more where !warnings.contains(warning) { warnings.append(warning) }
+        }
+        var sdrOnly: [OutputFormat] = [], mapWritten = false, stills: [OutputFormat] = []
         for size in sizes {
             onStage(.resize)
             var pixels = try resampled(picture, to: size.plan, upright: upright, background: settings.background, threads: threads)
+            let map = gainMap?.fitted(to: size.plan, threads: threads)
             var forWidth = decoded
             onStage(.colour)
             if settings.color == .srgb {
                 pixels = ImagePipeline.toSRGB(pixels, decoded: &forWidth, settings: settings, threads: threads)
             }
             onStage(.encode)
-            var row: [PreparedImage] = []
+            var row: [(image: PreparedImage, frames: Int?)] = []
             for output in set.formats {
-                var variantSettings = settings
-                variantSettings.format = output.format
-                variantSettings.quality = output.quality
-                variantSettings.keepsInputCoding = false
-                variantSettings.budget = set.budget(forWidth: size.requestedWidth, fallback: settings.budget)
-                if variantSettings.budget != nil, !output.format.writer.traits.isLossy { variantSettings.budget = nil }
+                let variantSettings = variantSettings(output, settings: settings, set: set, width: size.requestedWidth)
                 let searching = variantSettings.budget != nil || variantSettings.scoreTarget != nil
                 let encoder = EncoderRegistry.encoder(for: variantSettings, searching: searching, threads: threads)
                 var input = pixels
-                switch pixels {
+                if case .animation(let animation) = input, !encoder.traits.keepsAnimation {
+                    input = .rgb(animation.frames[0].canvas)
+                    if !stills.contains(output.format) { stills.append(output.format) }   // one warning for them all, below
+                }
+                switch input {
                 case .rgb(let image) where image.hasAlpha && !encoder.traits.keepsAlpha:
                     input = .rgb(ImagePipeline.flattened(image, onto: settings.background))
                 case .ycbcr420 where !encoder.takesYCbCr420:
-                    input = .rgb(pixels.rgb())
+                    input = .rgb(input.rgb())
                 default:
                     break
                 }
-                let prepared = try OutputEncoding.encode(input, with: encoder, metadata: forWidth.metadata, settings: variantSettings,
-                                                         threads: threads, warnings: [])
-                for warning in prepared.warnings where !warnings.contains(warning) { warnings.append(warning) }
-                row.append(prepared)
+                let writer = output.format.writer
+                let withMap = GainMapPlan.writes(variantSettings) ? map.flatMap {
+                    writer.gainMapEncoder(base: encoder, gainMap: $0, pictureSize: (input.width, input.height), threads: threads)
+                } : nil
+                if decoded.gainMap.origin != nil, settings.hdr == .keep, !GainMapPlan.writes(variantSettings) {
+                    if !sdrOnly.contains(output.format) { sdrOnly.append(output.format) }   // one warning for them all, below
+                } else {
+                    note(GainMapPlan.notes(decoded.gainMap, written: withMap != nil, settings: variantSettings))
+                }
+                if withMap != nil { mapWritten = true }
+                if withMap == nil, gainMap != nil, GainMapPlan.writes(variantSettings) {
+                    note(["left out the HDR gain map of the padded variants (--fit contain): the padding has no HDR values"])
+                }
+                var prepared = try OutputEncoding.encode(input, with: withMap ?? encoder, metadata: forWidth.metadata,
+                                                         settings: variantSettings, threads: threads, warnings: [])
+                if withMap != nil { prepared.gainMap = writer.writtenGainMap(in: prepared.bytes) }
+                note(prepared.warnings)
+                if case .animation(let animation) = input {
+                    row.append((prepared, animation.frames.count))
+                } else {
+                    row.append((prepared, nil))
+                }
             }
             encoded.append(row)
+        }
+
+        if let origin = decoded.gainMap.origin, !sdrOnly.isEmpty {
+            let names = sdrOnly.map(\.writer.displayName).joined(separator: " and ")
+            let keepers = Formats.writers.filter(\.traits.carriesGainMap).map(\.displayName).joined(separator: " and ")
+            note([mapWritten ? "kept the HDR gain map (\(origin.rawValue)) in the \(keepers) variants only: \(names) cannot carry one here, so those variants are SDR"
+                             : "dropped the HDR gain map (\(origin.rawValue)): \(names) cannot carry one here; wrote SDR variants only (\(keepers) keeps it as Ultra HDR)"])
+        }
+
+        if case .animation(let animation) = picture, !stills.isEmpty {
+            let names = stills.map(\.writer.displayName).joined(separator: " and ")
+            note(["an animation of \(animation.frames.count) frames: the \(names) variants show its first frame only"])
         }
 
         var result = facts
         var bytes: [UInt8] = []
         for (formatIndex, output) in set.formats.enumerated() {
             for (size, row) in zip(sizes, encoded) {
-                let variant = row[formatIndex]
+                let (variant, frames) = row[formatIndex]
                 bytes += variant.bytes
                 result.variants.append(PreparedVariant(format: output.format, width: variant.width, height: variant.height,
                                                        bytes: variant.bytes.count, quality: variant.quality,
-                                                       requestedWidth: size.requestedWidth, encodes: variant.encodes))
+                                                       requestedWidth: size.requestedWidth, encodes: variant.encodes,
+                                                       gainMap: variant.gainMap, frames: frames))
             }
         }
         let largest = result.variants.max { $0.width * $0.height < $1.width * $1.height }
@@ -100,6 +136,18 @@ enum SetPipeline {
                                   passedThrough: false, warnings: warnings)
         image.set = result
         return image
+    }
+
+    /// The settings one variant is encoded with: its format and quality, and its width's budget (none for
+    /// a lossless format, which has no quality to search).
+    static func variantSettings(_ output: FormatQuality, settings: ConversionSettings, set: SetSettings, width: Int?) -> ConversionSettings {
+        var variant = settings
+        variant.format = output.format
+        variant.quality = output.quality
+        variant.keepsInputCoding = false
+        variant.budget = set.budget(forWidth: width, fallback: settings.budget)
+        if variant.budget != nil, !output.format.writer.traits.isLossy { variant.budget = nil }
+        return variant
     }
 
     /// The long edge (as stored) the decoder may shrink to: the largest variant's, whichever way the
@@ -116,6 +164,8 @@ enum SetPipeline {
 
     /// The upright picture reduced to a long edge of at most `analysisEdge`, in sRGB.
     static func analysisPicture(_ picture: DecodedPixels, decoded: DecodedImage, threads: Int) -> PixelBuffer {
+        var picture = picture
+        if case .animation(let animation) = picture { picture = .rgb(animation.frames[0].canvas) }   // what a still shows
         let size = fittedSize(width: picture.width, height: picture.height, maxDimension: analysisEdge)
         let small = (size.width, size.height) == (picture.width, picture.height)
             ? picture : picture.resized(width: size.width, height: size.height, threads: threads)
@@ -140,26 +190,34 @@ enum SetPipeline {
             throw ImagePrepError(.corrupt, "the box plan does not fit the picture (\(plan))", stage: .resize)
         }
         let whole = plan.window == CropWindow(x: 0, y: 0, width: upright.width, height: upright.height)
-        var scaled: DecodedPixels
+        let padding = (plan.canvasWidth, plan.canvasHeight) != (plan.scaledWidth, plan.scaledHeight)
+        // One frame (or still) through the window, the scaling and the padding.
+        func placed(_ image: PixelBuffer) -> PixelBuffer {
+            var scaled = image
+            if !whole {
+                // The window in the decoded picture's pixels (smaller than the header's after shrink-on-load).
+                let sx = Double(image.width) / Double(upright.width), sy = Double(image.height) / Double(upright.height)
+                let x = min(image.width - 1, Int(Double(plan.window.x) * sx)), y = min(image.height - 1, Int(Double(plan.window.y) * sy))
+                let width = max(1, min(image.width - x, Int((Double(plan.window.width) * sx).rounded())))
+                let height = max(1, min(image.height - y, Int((Double(plan.window.height) * sy).rounded())))
+                scaled = cropped(image, x: x, y: y, width: width, height: height)
+            }
+            if (plan.scaledWidth, plan.scaledHeight) != (scaled.width, scaled.height) {
+                scaled = ImagePrep.resized(scaled, width: plan.scaledWidth, height: plan.scaledHeight, threads: threads)
+            }
+            return padding ? padded(scaled, canvas: (plan.canvasWidth, plan.canvasHeight), at: (plan.offsetX, plan.offsetY),
+                                    background: background) : scaled
+        }
         if whole {
-            scaled = (plan.scaledWidth, plan.scaledHeight) == (picture.width, picture.height)
+            // Planes stay planes (and an animation's frames are scaled as `convert` scales them).
+            let scaled = (plan.scaledWidth, plan.scaledHeight) == (picture.width, picture.height)
                 ? picture : picture.resized(width: plan.scaledWidth, height: plan.scaledHeight, threads: threads)
-        } else {
-            // The window in the decoded picture's pixels (smaller than the header's after shrink-on-load).
-            let image = picture.rgb()
-            let sx = Double(image.width) / Double(upright.width), sy = Double(image.height) / Double(upright.height)
-            let x = min(image.width - 1, Int(Double(plan.window.x) * sx)), y = min(image.height - 1, Int(Double(plan.window.y) * sy))
-            let width = max(1, min(image.width - x, Int((Double(plan.window.width) * sx).rounded())))
-            let height = max(1, min(image.height - y, Int((Double(plan.window.height) * sy).rounded())))
-            let window = cropped(image, x: x, y: y, width: width, height: height)
-            scaled = .rgb((plan.scaledWidth, plan.scaledHeight) == (width, height)
-                ? window : ImagePrep.resized(window, width: plan.scaledWidth, height: plan.scaledHeight, threads: threads))
+            guard padding else { return scaled }
+            if case .animation(let animation) = scaled { return .animation(animation.mapFrames(placed)) }
+            return .rgb(placed(scaled.rgb()))
         }
-        if (plan.canvasWidth, plan.canvasHeight) != (plan.scaledWidth, plan.scaledHeight) {
-            scaled = .rgb(padded(scaled.rgb(), canvas: (plan.canvasWidth, plan.canvasHeight), at: (plan.offsetX, plan.offsetY),
-                                 background: background))
-        }
-        return scaled
+        if case .animation(let animation) = picture { return .animation(animation.mapFrames(placed)) }
+        return .rgb(placed(picture.rgb()))
     }
 
     static func cropped(_ image: PixelBuffer, x: Int, y: Int, width: Int, height: Int) -> PixelBuffer {

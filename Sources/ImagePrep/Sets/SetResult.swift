@@ -35,4 +35,8 @@ public struct PreparedVariant: Sendable, Codable, Equatable {
     /// The width asked for that this variant answers (nil: the source's own width, added).
     public var requestedWidth: Int?
     public var encodes: Int
+    /// The HDR gain map it carries (JPEG's Ultra HDR), read back from its bytes.
+    public var gainMap: WrittenGainMap? = nil
+    /// Its frames, when it kept the source's animation; nil for a still.
+    public var frames: Int? = nil
 }

@@ -82,13 +82,19 @@ public struct ManifestVariant: Sendable, Equatable, Codable {
     public var width: Int, height: Int, bytes: Int
     /// Relative to the manifest's folder, `/`-separated.
     public var path: String
+    /// It kept the source's animation (written only when true).
+    public var animated: Bool
+    /// It carries an HDR gain map (written only when true).
+    public var hdr: Bool
 
-    public init(format: String, width: Int, height: Int, bytes: Int, path: String) {
+    public init(format: String, width: Int, height: Int, bytes: Int, path: String, animated: Bool = false, hdr: Bool = false) {
         self.format = format
         self.width = width
         self.height = height
         self.bytes = bytes
         self.path = path
+        self.animated = animated
+        self.hdr = hdr
     }
 }
 

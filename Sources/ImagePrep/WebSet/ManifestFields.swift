@@ -41,12 +41,21 @@ extension ManifestEntry {
 
 extension ManifestVariant {
     var json: ManifestJSON {
-        .object([("bytes", .integer(bytes)), ("format", .string(format)), ("height", .integer(height)),
-                 ("path", .string(path)), ("width", .integer(width))])
+        var members: [(String, ManifestJSON)] = animated ? [("animated", .bool(true))] : []
+        members += [("bytes", .integer(bytes)), ("format", .string(format)), ("height", .integer(height))]
+        if hdr { members.append(("hdr", .bool(true))) }
+        return .object(members + [("path", .string(path)), ("width", .integer(width))])
     }
 
     init(json: ManifestJSON, at path: String) throws {
-        let fields = try ManifestReader.members(json, ["bytes", "format", "height", "path", "width"], at: path)
+        let fields = try ManifestReader.members(json, ["bytes", "format", "height", "path", "width"], optional: ["animated", "hdr"], at: path)
+        func flag(_ key: String) throws -> Bool {
+            switch fields[key] {
+            case nil: return false
+            case .bool(true)?: return true
+            default: throw ManifestReader.Refusal(path: "\(path).\(key)", reason: "expected true, or no such key")
+            }
+        }
         let format = try ManifestReader.string(fields["format"]!, at: "\(path).format")  // members() checked the keys
         guard PictureMarkup.mediaType(format) != nil else {
             throw ManifestReader.Refusal(path: "\(path).format", reason: "unknown format \(ManifestReader.quoted(format))")
@@ -59,7 +68,8 @@ extension ManifestVariant {
             throw ManifestReader.Refusal(path: "\(path).bytes", reason: "expected a byte count")
         }
         self.init(format: format, width: try ManifestReader.size(fields["width"]!, at: "\(path).width"),
-                  height: try ManifestReader.size(fields["height"]!, at: "\(path).height"), bytes: bytes, path: file)
+                  height: try ManifestReader.size(fields["height"]!, at: "\(path).height"), bytes: bytes, path: file,
+                  animated: try flag("animated"), hdr: try flag("hdr"))
     }
 }
 
@@ -73,12 +83,14 @@ enum ManifestReader {
     /// Picture sides as any writer here allows them (the pixel cap's square root is far below).
     static let maxSide = 1 << 20
 
-    /// An object's members, which must be exactly `keys`.
-    static func members(_ value: ManifestJSON, _ keys: [String], at path: String) throws -> [String: ManifestJSON] {
+    /// An object's members, which must be exactly `keys` and any of `optional`.
+    static func members(_ value: ManifestJSON, _ keys: [String], optional: [String] = [], at path: String) throws -> [String: ManifestJSON] {
         guard case .object(let members) = value else { throw Refusal(path: path, reason: "expected an object") }
         var found: [String: ManifestJSON] = [:]
         for member in members {
-            guard keys.contains(member.key) else { throw Refusal(path: path, reason: "unknown key \(quoted(member.key))") }
+            guard keys.contains(member.key) || optional.contains(member.key) else {
+                throw Refusal(path: path, reason: "unknown key \(quoted(member.key))")
+            }
             found[member.key] = member.value
         }
         if let missing = keys.first(where: { found[$0] == nil }) { throw Refusal(path: path, reason: "no \(quoted(missing))") }

@@ -4,6 +4,7 @@
 // Sendable spelt out: inferring it for this recursive enum fails in Swift 6.3 ("circular reference").
 enum ManifestJSON: Sendable {
     case null
+    case bool(Bool)
     case integer(Int)
     case string(String)
     case array([ManifestJSON])
@@ -17,6 +18,7 @@ enum ManifestJSON: Sendable {
     func write(into out: inout [UInt8], indent: Int = 0) {
         switch self {
         case .null: out += Array("null".utf8)
+        case .bool(let value): out += Array((value ? "true" : "false").utf8)
         case .integer(let value): out += Array(String(value).utf8)
         case .string(let text): Self.writeString(text, into: &out)
         case .array(let items):
@@ -145,8 +147,12 @@ enum ManifestJSON: Sendable {
                 return .null
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                 return .integer(try integer())
-            case UInt8(ascii: "t"), UInt8(ascii: "f"):
-                throw fail("true and false have no place in a manifest")
+            case UInt8(ascii: "t"):
+                try expect("true")
+                return .bool(true)
+            case UInt8(ascii: "f"):
+                try expect("false")
+                return .bool(false)
             default:
                 throw fail("expected a value")
             }

@@ -4,10 +4,14 @@ public enum PictureMarkup {
     /// each a `w`-descriptor `srcset` with `sizes`; an `<img>` of the last format: `src` its largest variant,
     /// its `srcset`, `sizes`, `width`/`height` of that largest variant, `loading="lazy"`, `decoding="async"`,
     /// `alt`. Every attribute HTML-escaped; URLs are `baseURL` + path, each path segment percent-encoded.
+    /// For an animation, only the formats that kept it get a `<source>`: a browser takes the first type it
+    /// can show, and a still AVIF would win over the animated WebP.
     public static func html(variants: [ManifestVariant], alt: String, sizes: String, baseURL: String?) -> String {
         var formats: [String] = []
         for variant in variants where !formats.contains(variant.format) { formats.append(variant.format) }
         guard let last = formats.last else { return "" }
+        let animated = Set(variants.filter(\.animated).map(\.format))
+        let sources = formats.dropLast().filter { animated.isEmpty || animated.contains($0) }
         func widthsAscending(_ format: String) -> [ManifestVariant] {
             variants.filter { $0.format == format }.sorted { $0.width < $1.width }  // stable: ties keep their order
         }
@@ -15,7 +19,7 @@ public enum PictureMarkup {
             set.map { url($0.path, baseURL: baseURL) + " \($0.width)w" }.joined(separator: ", ")
         }
         var html = "<picture>"
-        for format in formats.dropLast() {
+        for format in sources {
             html += "<source" + attributes([("type", mediaType(format) ?? "image/\(format)"), ("srcset", srcset(widthsAscending(format))),
                                             ("sizes", sizes)]) + ">"
         }
