@@ -20,20 +20,11 @@ struct SetGainMap {
         let whole = plan.window == CropWindow(x: 0, y: 0, width: upright.width, height: upright.height)
         var windowed = map
         if !whole {
-            // The window in the map's pixels, at least one: a map is often a quarter of the picture's sides.
+            // A map is often a quarter of the picture's sides; its window is at least one pixel.
             let plane = map.plane
-            let sx = Double(plane.width) / Double(upright.width), sy = Double(plane.height) / Double(upright.height)
-            let x = min(plane.width - 1, max(0, Int(Double(plan.window.x) * sx)))
-            let y = min(plane.height - 1, max(0, Int(Double(plan.window.y) * sy)))
-            let width = max(1, min(plane.width - x, Int((Double(plan.window.width) * sx).rounded())))
-            let height = max(1, min(plane.height - y, Int((Double(plan.window.height) * sy).rounded())))
-            var pixels: [UInt8] = []
-            pixels.reserveCapacity(width * height)
-            for row in y..<(y + height) {
-                let start = row * plane.width + x
-                pixels += plane.pixels[start..<(start + width)]
-            }
-            windowed.plane = GrayPlane(width: width, height: height, pixels: pixels)
+            let window = SetPipeline.pixelWindow(plan.window, upright: upright, width: plane.width, height: plane.height)
+            windowed.plane = GrayPlane(width: window.width, height: window.height,
+                                       pixels: SetPipeline.cropped(plane.pixels, width: plane.width, channels: 1, to: window))
         }
         let windowSize = whole ? upright : (plan.window.width, plan.window.height)
         // The map keeps its own resolution relative to the picture (see GainMap.scaled).

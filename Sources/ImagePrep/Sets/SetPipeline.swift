@@ -83,24 +83,21 @@ enum SetPipeline {
                 let withMap = GainMapPlan.writes(variantSettings) ? map.flatMap {
                     writer.gainMapEncoder(base: encoder, gainMap: $0, pictureSize: (input.width, input.height), threads: threads)
                 } : nil
-                if decoded.gainMap.origin != nil, settings.hdr == .keep, !GainMapPlan.writes(variantSettings) {
+                if withMap != nil {
+                    mapWritten = true
+                } else if decoded.gainMap.origin != nil, settings.hdr == .keep, !GainMapPlan.writes(variantSettings) {
                     if !sdrOnly.contains(output.format) { sdrOnly.append(output.format) }   // one warning for them all, below
-                } else {
-                    note(GainMapPlan.notes(decoded.gainMap, written: withMap != nil, settings: variantSettings))
-                }
-                if withMap != nil { mapWritten = true }
-                if withMap == nil, gainMap != nil, GainMapPlan.writes(variantSettings) {
+                } else if gainMap != nil, GainMapPlan.writes(variantSettings) {   // only `fitted` says no: a padded box
                     note(["left out the HDR gain map of the padded variants (--fit contain): the padding has no HDR values"])
+                } else {
+                    note(GainMapPlan.notes(decoded.gainMap, written: false, settings: variantSettings))
                 }
                 var prepared = try OutputEncoding.encode(input, with: withMap ?? encoder, metadata: forWidth.metadata,
                                                          settings: variantSettings, threads: threads, warnings: [])
                 if withMap != nil { prepared.gainMap = writer.writtenGainMap(in: prepared.bytes) }
                 note(prepared.warnings)
-                if case .animation(let animation) = input {
-                    row.append((prepared, animation.frames.count))
-                } else {
-                    row.append((prepared, nil))
-                }
+                let frames: Int? = if case .animation(let animation) = input { animation.frames.count } else { nil }
+                row.append((prepared, frames))
             }
             encoded.append(row)
         }
@@ -195,12 +192,8 @@ enum SetPipeline {
         func placed(_ image: PixelBuffer) -> PixelBuffer {
             var scaled = image
             if !whole {
-                // The window in the decoded picture's pixels (smaller than the header's after shrink-on-load).
-                let sx = Double(image.width) / Double(upright.width), sy = Double(image.height) / Double(upright.height)
-                let x = min(image.width - 1, Int(Double(plan.window.x) * sx)), y = min(image.height - 1, Int(Double(plan.window.y) * sy))
-                let width = max(1, min(image.width - x, Int((Double(plan.window.width) * sx).rounded())))
-                let height = max(1, min(image.height - y, Int((Double(plan.window.height) * sy).rounded())))
-                scaled = cropped(image, x: x, y: y, width: width, height: height)
+                // In the decoded picture's pixels (smaller than the header's after shrink-on-load).
+                scaled = cropped(image, to: pixelWindow(plan.window, upright: upright, width: image.width, height: image.height))
             }
             if (plan.scaledWidth, plan.scaledHeight) != (scaled.width, scaled.height) {
                 scaled = ImagePrep.resized(scaled, width: plan.scaledWidth, height: plan.scaledHeight, threads: threads)
@@ -220,14 +213,29 @@ enum SetPipeline {
         return .rgb(placed(picture.rgb()))
     }
 
-    static func cropped(_ image: PixelBuffer, x: Int, y: Int, width: Int, height: Int) -> PixelBuffer {
-        var pixels: [UInt8] = []
-        pixels.reserveCapacity(width * height * image.channels)
-        for row in y..<(y + height) {
-            let start = (row * image.width + x) * image.channels
-            pixels += image.pixels[start..<(start + width * image.channels)]
+    /// `window` (upright coordinates) in a `width`x`height` grid covering the same upright picture: at
+    /// least one pixel, inside the grid.
+    static func pixelWindow(_ window: CropWindow, upright: (width: Int, height: Int), width: Int, height: Int) -> CropWindow {
+        let sx = Double(width) / Double(upright.width), sy = Double(height) / Double(upright.height)
+        let x = min(width - 1, max(0, Int(Double(window.x) * sx))), y = min(height - 1, max(0, Int(Double(window.y) * sy)))
+        return CropWindow(x: x, y: y, width: max(1, min(width - x, Int((Double(window.width) * sx).rounded()))),
+                          height: max(1, min(height - y, Int((Double(window.height) * sy).rounded()))))
+    }
+
+    static func cropped(_ image: PixelBuffer, to window: CropWindow) -> PixelBuffer {
+        PixelBuffer(width: window.width, height: window.height, channels: image.channels,
+                    pixels: cropped(image.pixels, width: image.width, channels: image.channels, to: window))
+    }
+
+    /// The window's rows of interleaved samples `width` pixels wide (a picture's, or a grey gain map's).
+    static func cropped(_ pixels: [UInt8], width: Int, channels: Int, to window: CropWindow) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(window.width * window.height * channels)
+        for row in window.y..<(window.y + window.height) {
+            let start = (row * width + window.x) * channels
+            out += pixels[start..<(start + window.width * channels)]
         }
-        return PixelBuffer(width: width, height: height, channels: image.channels, pixels: pixels)
+        return out
     }
 
     /// `--fit contain`: the picture on a canvas of the background colour (opaque, alpha kept where it was).
