@@ -34,8 +34,10 @@ JPEG_DEV := $(shell grep -Eqs '^ID(_LIKE)?=.*ubuntu' /etc/os-release && echo lib
 # back, imagecodecs (it bundles libultrahdr) reads Ultra HDR JPEGs back: readers that are not ours.
 # zsh and fish: the completion tests run the generated scripts in them (bash is always there).
 # libcurl4-openssl-dev: http(s) sources (libcurl, TLS through OpenSSL and the system CA store); openssl makes the tests' self-signed certificate.
+# libde265-dev (libheif-dev's own dependency, named for its header): plain HEIC grids are decoded tile by tile with
+# libde265, the HEVC decoder libheif uses, to keep their Y'CbCr planes (libheif 1.15 hands out only RGB).
 # chromium: the tests open pages of imgprep's <picture> markup and JPEG XL in a real browser.
-DEPS := zsh fish pkg-config libheif-dev libexif-dev $(JPEG_DEV) libturbojpeg0-dev libpng-dev libwebp-dev liblcms2-dev libgif-dev libheif-examples libimage-exiftool-perl imagemagick libvips-tools libjpeg-turbo-progs webp libavif-bin jq python3-venv libjxl-dev libjxl-tools chromium libcurl4-openssl-dev openssl
+DEPS := zsh fish pkg-config libheif-dev libde265-dev libexif-dev $(JPEG_DEV) libturbojpeg0-dev libpng-dev libwebp-dev liblcms2-dev libgif-dev libheif-examples libimage-exiftool-perl imagemagick libvips-tools libjpeg-turbo-progs webp libavif-bin jq python3-venv libjxl-dev libjxl-tools chromium libcurl4-openssl-dev openssl
 BENCH_DEPS := libvips-tools imagemagick libheif-examples jpegoptim time webp jq python3 libjxl-tools curl
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
@@ -63,13 +65,14 @@ build:
 # A venv for the tests only, from PyPI: Pillow reads animations back (scripts/compare-animations.py),
 # imagecodecs, which bundles libultrahdr, reads Ultra HDR JPEGs back (scripts/ultrahdr_reference.py), and
 # ssimulacra2 (an independent numpy/scipy port) scores pictures beside ours (scripts/ssimulacra2_reference.py);
-# thumbhash and blurhash decode the manifest's placeholders with code that is not ours.
+# thumbhash and blurhash decode the manifest's placeholders with code that is not ours; pillow-heif (its own
+# libheif) decodes HEICs for the Y'CbCr path's checks (scripts/heif_reference.py).
 # The tests that need it skip, saying so, when it is missing.
 TESTENV := .venv-test
 testenv: deps
-	@if ! $(TESTENV)/bin/python -c 'import PIL, numpy, imagecodecs, ssimulacra2, thumbhash, blurhash' 2>/dev/null; then \
-	  python3 -m venv $(TESTENV) && $(TESTENV)/bin/pip install -q pillow numpy imagecodecs ssimulacra2==0.3.0 thumbhash==0.1.2 blurhash==1.1.5; \
-	else echo "$(TESTENV) already has Pillow, numpy, imagecodecs, ssimulacra2, thumbhash and blurhash"; fi
+	@if ! $(TESTENV)/bin/python -c 'import PIL, numpy, imagecodecs, pillow_heif, ssimulacra2, thumbhash, blurhash' 2>/dev/null; then \
+	  python3 -m venv $(TESTENV) && $(TESTENV)/bin/pip install -q pillow numpy imagecodecs pillow-heif==1.8.1 ssimulacra2==0.3.0 thumbhash==0.1.2 blurhash==1.1.5; \
+	else echo "$(TESTENV) already has Pillow, numpy, imagecodecs, pillow-heif, ssimulacra2, thumbhash and blurhash"; fi
 
 # Release mode: the corpus tests decode and encode dozens of real photos, ~10x faster optimised.
 # The CLI tests run the binary `make install` installs (so it is what is tested, and installing after

@@ -28,7 +28,7 @@ private func ycbcr(width: Int, height: Int) -> YCbCr420Image {
             storage.pointer[lumaCount + chromaCount + y * chromaWidth + x] = UInt8(170 - y * 60 / chromaHeight)
         }
     }
-    return YCbCr420Image(packed: storage.pointer, width: width, height: height, owner: storage)
+    return YCbCr420Image(packed: storage.pointer, width: width, height: height, layout: .jfif, owner: storage)
 }
 
 struct PlanarPixelsTests {

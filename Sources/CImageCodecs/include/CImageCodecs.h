@@ -261,6 +261,15 @@ void cic_rgb_planes_to_ycbcr(const uint8_t *r, ptrdiff_t r_stride, const uint8_t
                              uint8_t *y, ptrdiff_t y_stride, uint8_t *cb, ptrdiff_t cb_stride,
                              uint8_t *cr, ptrdiff_t cr_stride);
 
+
+/* Y'CbCr 4:2:0 planes from one matrix and range to another: out = matrix x (Y' - luma_in, Cb - 128, Cr - 128)
+ * + (luma_out, 128, 128), row-major 3x3; luma uses the chroma of its 2x2 block, chroma the block's mean luma. */
+void cic_ycbcr420_convert(const uint8_t *y, ptrdiff_t y_stride, const uint8_t *cb, ptrdiff_t cb_stride,
+                          const uint8_t *cr, ptrdiff_t cr_stride, int width, int height,
+                          const float matrix[9], float luma_in, float luma_out,
+                          uint8_t *out_y, ptrdiff_t out_y_stride, uint8_t *out_cb, ptrdiff_t out_cb_stride,
+                          uint8_t *out_cr, ptrdiff_t out_cr_stride);
+
 /* pipe2(fds, O_CLOEXEC), which Swift's Glibc module does not export: worker pipes must be created
  * close-on-exec atomically, or a worker spawned meanwhile by another thread would inherit them. */
 int cic_pipe_cloexec(int fds[2]);

@@ -8,7 +8,8 @@ public struct DecodeOptions: Sendable, Equatable {
     /// The long edge (as stored) the picture will be shrunk to, if any. A decoder may hand back a
     /// smaller picture than stored (libjpeg's DCT scaling) while its long edge stays at least 1.5x this.
     public var shrinkingTo: Int?
-    /// Hand back a 4:2:0 JPEG's own Y'CbCr planes instead of RGB (the encoder takes them as they are).
+    /// Hand back the picture's own Y'CbCr 4:2:0 planes instead of RGB when it is coded so (the encoder takes
+    /// planes): a JPEG's when it is not shrunk on load, a plain HEIC grid's.
     public var keepsYCbCr420: Bool
     /// Samples deeper than 8 bits are converted to sRGB before they are reduced to 8 bits (and the
     /// decoder says so in `DecodedImage.isSRGB`); 8-bit pictures are converted later, after resizing.

@@ -5,8 +5,9 @@ public protocol ImageEncoding: Sendable {
     var format: OutputFormat { get }
     /// The writer's traits (its lossless mode's, for an encoder in that mode).
     var traits: FormatTraits { get }
-    /// Whether a 4:2:0 JPEG's own Y'CbCr planes can be encoded as they are (no colour conversion).
-    var takesYCbCr420: Bool { get }
+    /// The layout this encoder stores Y'CbCr 4:2:0 planes in, when it takes them (planes in another layout
+    /// are converted to it plane to plane); nil when it takes RGB only.
+    var ycbcrLayout: YCbCrLayout? { get }
     /// Another way to write the same format that is smaller on some pictures; the budget search tries it
     /// one quality above its answer, and a single encode tries both (JPEG: standard tables besides
     /// transposed ones).
@@ -37,7 +38,7 @@ public protocol ImageEncoding: Sendable {
 
 extension ImageEncoding {
     public var traits: FormatTraits { format.writer.traits }
-    public var takesYCbCr420: Bool { false }
+    public var ycbcrLayout: YCbCrLayout? { nil }
     public var alternative: (any ImageEncoding)? { nil }
     public func meanSquaredError(of encoded: [UInt8], from picture: DecodedPixels) -> Double? { nil }
     public var runsTrialsSideBySide: Bool { false }
@@ -56,5 +57,14 @@ public enum EncoderRegistry {
     public static func encoder(for settings: ConversionSettings, searching: Bool,
                                transposedBlocks: Bool = false, threads: Int = 1) -> any ImageEncoding {
         settings.format.writer.encoder(for: settings, searching: searching, transposedBlocks: transposedBlocks, threads: threads)
+    }
+}
+
+extension DecodedPixels {
+    /// The picture in a form `encoder` takes: Y'CbCr planes in its own layout, or RGB when it takes no planes.
+    func prepared(for encoder: any ImageEncoding) -> DecodedPixels {
+        guard case .ycbcr420(let planes) = self else { return self }
+        guard let layout = encoder.ycbcrLayout else { return .rgb(planes.rgb()) }
+        return .ycbcr420(planes.converted(to: layout))
     }
 }

@@ -73,7 +73,8 @@ struct ProbeMosaic {
                 gather(image.cb, bytesPerPixel: 1, scale: 2, into: storage.pointer + lumaCount)
                 gather(image.cr, bytesPerPixel: 1, scale: 2, into: storage.pointer + lumaCount + chromaCount)
             }
-            picture = .ycbcr420(YCbCr420Image(packed: storage.pointer, width: mosaicWidth, height: mosaicHeight, owner: storage))
+            picture = .ycbcr420(YCbCr420Image(packed: storage.pointer, width: mosaicWidth, height: mosaicHeight,
+                                                layout: image.layout, owner: storage))
         case .animation:
             return nil
         }

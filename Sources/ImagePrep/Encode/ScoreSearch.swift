@@ -114,7 +114,7 @@ struct ScoreSearch {
         let scorer = try CandidateScorer(picture, profile: metadata.icc, maxPixels: job.settings.maxPixels)
         func search(_ encoder: any ImageEncoding, giveUpAbove: Int? = nil, start: Int? = nil, ceiling: Int? = nil,
                     known: [Int: (bytes: [UInt8], score: Double)] = [:]) throws -> ScoreSearchResult {
-            let input = encoder.takesYCbCr420 ? picture : Self.withoutYCbCrPlanes(picture)
+            let input = picture.prepared(for: encoder)
             let sizeModel = encoder.traits.sizeModel
             let sameSetting: (Int) -> ClosedRange<Int> = { q in sizeModel?.sameSetting(as: q) ?? q...q }
             return try searchScore(floor: floor, ceiling: ceiling ?? job.settings.quality, target: target.score, model: model,
@@ -127,7 +127,7 @@ struct ScoreSearch {
         var trials = best.trials
         var sizedOnly = 0   // encodes made to learn a size, never scored
         if let alternative, best.reached, model.searchesChromaLayouts {
-            let (other, scored, sized) = try smaller(than: best, with: alternative, input: Self.withoutYCbCrPlanes(picture),
+            let (other, scored, sized) = try smaller(than: best, with: alternative, input: picture.prepared(for: alternative),
                                               metadata: metadata, scorer: scorer) { q, known in
                 try search(alternative, start: q - 1, ceiling: q, known: known)
             }
@@ -205,11 +205,5 @@ struct ScoreSearch {
 
     static func formatted(_ score: Double) -> String {
         score == score.rounded() ? String(Int(score)) : String(format: "%.1f", score)
-    }
-
-    /// A 4:2:0 JPEG's planes as RGB, for an encoder that does not take them.
-    static func withoutYCbCrPlanes(_ picture: DecodedPixels) -> DecodedPixels {
-        if case .ycbcr420 = picture { return .rgb(picture.rgb()) }
-        return picture
     }
 }

@@ -23,6 +23,9 @@ public protocol ImageFormatReader: Sendable {
     /// Whether the file's picture is coded as 8x8 DCT blocks that another format can take over losslessly
     /// (JPEG's, which JPEG XL recompresses), rather than only as pixels.
     var codedAsDCTBlocks: Bool { get }
+    /// Whether the decoder hands an opaque colour picture out as its coded Y'CbCr 4:2:0 planes, whatever its
+    /// size, when the encoder takes planes (`DecodeOptions.keepsYCbCr420`): the memory estimate's factor.
+    var decodesToYCbCrPlanes: Bool { get }
     /// The file's size and warnings when it needs no new pixels and no metadata change for `settings`
     /// (upright, within --max-dimension, its own colours kept, metadata as it is, no gain map to drop), so
     /// that a writer may keep its coded picture; nil when it must change.
@@ -38,5 +41,6 @@ public struct UnchangedInput: Sendable {
 
 extension ImageFormatReader {
     public var codedAsDCTBlocks: Bool { false }
+    public var decodesToYCbCrPlanes: Bool { false }
     public func unchanged(_ file: [UInt8], settings: ConversionSettings) throws -> UnchangedInput? { nil }
 }

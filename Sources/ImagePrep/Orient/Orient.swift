@@ -78,7 +78,8 @@ extension YCbCr420Image {
         let (outWidth, outHeight) = orientation.swapsDimensions ? (height, width) : (width, height)
         let storage = PlaneStorage(count: YCbCr420Image.packedCount(width: width, height: height))
         let sizes = [(width, height), (width / 2, height / 2), (width / 2, height / 2)]
-        var offset = 0
+        var offset = 0, turnedLayout = layout
+        turnedLayout.siting = layout.siting.oriented(orientation)
         withExtendedLifetime(planes) {
             for (plane, size) in zip(planes.planes, sizes) {
                 let walk = SourceWalk(orientation, width: size.0, height: size.1, rowPixels: plane.stride)
@@ -86,7 +87,7 @@ extension YCbCr420Image {
                 offset += size.0 * size.1
             }
         }
-        return YCbCr420Image(packed: storage.pointer, width: outWidth, height: outHeight, owner: storage)
+        return YCbCr420Image(packed: storage.pointer, width: outWidth, height: outHeight, layout: turnedLayout, owner: storage)
     }
 }
 

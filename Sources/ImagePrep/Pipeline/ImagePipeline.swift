@@ -58,8 +58,8 @@ public enum ImagePipeline {
         let shrinkingTo = settings.maxDimension.flatMap { max(stored.width, stored.height) > $0 ? $0 : nil }
         var options = DecodeOptions(maxPixels: settings.maxPixels, threads: threads, shrinkingTo: shrinkingTo,
                                     convertsToSRGB: settings.color == .srgb, keepsAnimation: plain.traits.keepsAnimation)
-        // A picture re-encoded at its own size and colours may stay in the source's own Y'CbCr planes.
-        options.keepsYCbCr420 = shrinkingTo == nil && plain.takesYCbCr420 && settings.color == .keep
+        // A picture kept in its colours may stay in the source's own Y'CbCr planes, turned and resized as planes.
+        options.keepsYCbCr420 = plain.ycbcrLayout != nil && settings.color == .keep
         options.readsGainMap = GainMapPlan.writes(settings)
         var decoded = try decoder.decode(file, options: options)
         decoded.warnings = notKept + decoded.warnings
@@ -112,10 +112,8 @@ public enum ImagePipeline {
         switch picture {
         case .rgb(let image) where image.hasAlpha && !encoder.traits.keepsAlpha:
             picture = .rgb(flattened(image, onto: settings.background))
-        case .ycbcr420 where !encoder.takesYCbCr420:
-            picture = .rgb(picture.rgb())
         default:
-            break
+            picture = picture.prepared(for: encoder)
         }
         onStage(.encode)
         // Only a writer that carries gain maps returns an encoder for one (GainMapPlan.writes asked it first).

@@ -15,8 +15,9 @@ struct FilterTaps: Sendable {
     let weights: [Float]
 
     /// `scale` is input pixels per output pixel and `span` the input extent being mapped, both
-    /// exact (the box pre-shrink's rounded-up `inputSize` is not).
-    init(inputSize: Int, outputSize: Int, scale: Double, span: Double) {
+    /// exact (the box pre-shrink's rounded-up `inputSize` is not); `shift` moves every output pixel's
+    /// centre by that many input pixels (chroma that does not sit where the mapping assumes).
+    init(inputSize: Int, outputSize: Int, scale: Double, span: Double, shift: Double = 0) {
         // When reducing, the kernel is stretched so it spans 3 output pixels each side.
         let stretch = max(scale, 1)
         let support = 3 * stretch
@@ -28,7 +29,7 @@ struct FilterTaps: Sendable {
         for i in 0..<outputSize {
             // Output pixel i covers input [i * scale, (i + 1) * scale), shifted so that the output
             // and the input span share their centre; `centre` is in input pixel-index units.
-            let centre = (Double(i) + 0.5) * scale - 0.5 - (Double(outputSize) * scale - span) / 2
+            let centre = (Double(i) + 0.5) * scale - 0.5 - (Double(outputSize) * scale - span) / 2 + shift
             let start = min(max(Int(centre.rounded(.down)) - count / 2, 0), inputSize - count)
             for k in window.indices { window[k] = 0 }
             var sum = 0.0

@@ -17,7 +17,8 @@ extension RGBPlanes {
 }
 
 extension YCbCr420Image {
-    /// Luma to the output size, chroma to half of it; chroma ends up filtered rather than repeated.
+    /// Luma to the output size, chroma to half of it; chroma ends up filtered rather than repeated, and centred
+    /// whatever its siting was (JPEG's and WebP's).
     func resized(width: Int, height: Int, threads: Int) -> YCbCr420Image {
         precondition(width > 0 && height > 0, "output size must be positive")
         let scale = exactScale(from: (self.width, self.height), to: (width, height))
@@ -30,13 +31,18 @@ extension YCbCr420Image {
                      scale: scale, into: storage.pointer, width: width, height: height, threads: threads)
             // The chroma planes cover the picture's extent in half-size samples.
             let chromaSpan = (Double(self.width) / 2, Double(self.height) / 2)
+            // A sample sitting `siting` luma pixels off its block's centre is where the centred mapping expects
+            // the point half as many chroma samples away, the other way.
+            let shift = (-layout.siting.x / 2, -layout.siting.y / 2)
             for (index, plane) in [cb, cr].enumerated() {
-                resample(plane.grid(width: sourceChroma.0, height: sourceChroma.1), span: chromaSpan, scale: scale,
+                resample(plane.grid(width: sourceChroma.0, height: sourceChroma.1), span: chromaSpan, scale: scale, shift: shift,
                          into: storage.pointer + lumaCount + index * chromaCount, width: chromaWidth, height: chromaHeight,
                          threads: threads)
             }
         }
-        return YCbCr420Image(packed: storage.pointer, width: width, height: height, owner: storage)
+        var resizedLayout = layout
+        resizedLayout.siting = .centred
+        return YCbCr420Image(packed: storage.pointer, width: width, height: height, layout: resizedLayout, owner: storage)
     }
 }
 

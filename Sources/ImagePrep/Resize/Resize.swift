@@ -48,7 +48,7 @@ struct SampleGrid {
 /// Writes `source` resampled to `width` x `height` into `output` (tightly packed rows). `span` is the
 /// extent of the picture in source pixels and `scale` source pixels per output pixel; both may be
 /// fractional (a 4:2:0 chroma plane of an odd-sized picture covers half a sample less than it holds).
-func resample(_ source: SampleGrid, span: (x: Double, y: Double), scale: (x: Double, y: Double),
+func resample(_ source: SampleGrid, span: (x: Double, y: Double), scale: (x: Double, y: Double), shift: (x: Double, y: Double) = (0, 0),
               into output: UnsafeMutablePointer<UInt8>, width: Int, height: Int, threads: Int) {
     // Like libvips (its "gap" of 2), box-average away all but the last 2x-3x of the reduction:
     // far cheaper than a very wide Lanczos kernel and visually the same.
@@ -67,8 +67,11 @@ func resample(_ source: SampleGrid, span: (x: Double, y: Double), scale: (x: Dou
                           rowBytes: boxWidth * source.channels)
     }
 
-    let xTaps = FilterTaps(inputSize: grid.width, outputSize: width, scale: scale.x / Double(boxX), span: span.x / Double(boxX))
-    let yTaps = FilterTaps(inputSize: grid.height, outputSize: height, scale: scale.y / Double(boxY), span: span.y / Double(boxY))
+    // A box-shrunk sample is the mean of `box` source samples, so a shift in source samples is 1/box as many of them.
+    let xTaps = FilterTaps(inputSize: grid.width, outputSize: width, scale: scale.x / Double(boxX), span: span.x / Double(boxX),
+                           shift: shift.x / Double(boxX))
+    let yTaps = FilterTaps(inputSize: grid.height, outputSize: height, scale: scale.y / Double(boxY), span: span.y / Double(boxY),
+                           shift: shift.y / Double(boxY))
     let input = SharedPointer(UnsafeMutablePointer(mutating: grid.base)), out = SharedPointer(output)
     let (gridWidth, gridHeight, channels, rowBytes) = (grid.width, grid.height, grid.channels, grid.rowBytes)
     inBands(of: height, threads: threads) { rows in

@@ -19,6 +19,11 @@ enum SetPipeline {
                                     convertsToSRGB: settings.color == .srgb,
                                     keepsAnimation: set.formats.contains { $0.format.writer.traits.keepsAnimation })
         options.readsGainMap = set.formats.contains { GainMapPlan.writes(variantSettings($0, settings: settings, set: set, width: nil)) }
+        // The source's own Y'CbCr planes when a format of the set stores them (the others get RGB per width).
+        options.keepsYCbCr420 = settings.color == .keep && set.formats.contains {
+            EncoderRegistry.encoder(for: variantSettings($0, settings: settings, set: set, width: nil), searching: false,
+                                    threads: threads).ycbcrLayout != nil
+        }
         var decoded = try decoder.decode(file, options: options)
         onStage(.orient)
         let picture = decoded.content.oriented(decoded.orientation)
@@ -74,10 +79,8 @@ enum SetPipeline {
                 switch input {
                 case .rgb(let image) where image.hasAlpha && !encoder.traits.keepsAlpha:
                     input = .rgb(ImagePipeline.flattened(image, onto: settings.background))
-                case .ycbcr420 where !encoder.takesYCbCr420:
-                    input = .rgb(input.rgb())
                 default:
-                    break
+                    input = input.prepared(for: encoder)
                 }
                 let writer = output.format.writer
                 let withMap = GainMapPlan.writes(variantSettings) ? map.flatMap {

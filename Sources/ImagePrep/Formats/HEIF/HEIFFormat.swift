@@ -23,6 +23,8 @@ struct HEIFFormatReader: ImageFormatReader {
     func name(of format: SniffedFormat) -> String { Self.isAVIF(format) ? "an AVIF image" : "a HEIF image" }
     func probeHeader(_ file: [UInt8]) -> ImageHeader? { HeaderProbe.heif(file) }
     var decoder: any ImageDecoding { HeifDecoder() }
+    /// A plain HEIC grid of 8-bit tiles (HeifGridPlanes).
+    var decodesToYCbCrPlanes: Bool { true }
     func describe(_ file: [UInt8], format: SniffedFormat) throws -> ImageDescription {
         try ImageInspector.inspectHeif(file, isAVIF: Self.isAVIF(format), brands: Self.brands(of: format))
     }

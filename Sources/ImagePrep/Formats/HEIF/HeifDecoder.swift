@@ -1,7 +1,8 @@
 import CHeif
 
 /// Decodes the primary image of a HEIF/HEIC/AVIF file with libheif, transforms (irot, imir, clap)
-/// applied, to 8-bit RGB(A), with its EXIF, XMP and colour profile.
+/// applied, to 8-bit RGB(A), with its EXIF, XMP and colour profile; a plain HEIC grid for an encoder that
+/// takes Y'CbCr to its own planes instead (HeifGridPlanes).
 public struct HeifDecoder: ImageDecoding {
     public init() {}
 
@@ -29,7 +30,8 @@ public struct HeifDecoder: ImageDecoding {
         let context = try HeifContext(file, threads: options.threads)
         let handle = try context.primaryImage()
         defer { heif_image_handle_release(handle) }
-        try checkPixelCap(try Self.header(of: handle), options: options)
+        let header = try Self.header(of: handle)
+        try checkPixelCap(header, options: options)
         let hasAlpha = heif_image_handle_has_alpha_channel(handle) != 0
         let bitDepth = Int(heif_image_handle_get_luma_bits_per_pixel(handle))
         let wide = bitDepth > 8
@@ -55,15 +57,25 @@ public struct HeifDecoder: ImageDecoding {
         case (false, true, false): heif_chroma_interleaved_RRGGBB_LE
         case (false, true, true): heif_chroma_interleaved_RRGGBBAA_LE
         }
+        var warnings: [String] = []
+        // An encoder that stores Y'CbCr takes a plain grid's own planes (HeifGridPlanes says which grids are plain).
+        if planar, !wide, options.keepsYCbCr420, let plan = HeifGridPlanes.plan(file) {
+            let tiles = HeifStructure(file).flatMap { GridTileColour.of(file, structure: $0) }
+            let tileNCLX: NCLXColor? = if case .nclx(let nclx) = tiles { nclx } else { nil }
+            if let planes = try HeifGridPlanes.decode(file, plan: plan, upright: (header.width, header.height),
+                                                      itemColour: Self.nclxProfile(handle: handle) ?? tileNCLX, threads: options.threads) {
+                let metadata = Self.metadata(handle: handle, image: nil, tiles: tiles, warnings: &warnings)
+                return Self.decoded(.ycbcr420(planes), file, handle: handle, metadata: metadata, bitDepth: bitDepth,
+                                    warnings: warnings, options: options)
+            }
+        }
         var decodedImage: OpaquePointer?
         try check(heif_decode_image(handle, &decodedImage, heif_colorspace_RGB, request, decoding), "cannot decode the image")
         guard let decodedImage else { throw ImagePrepError.library("libheif", "decoder returned no image") }
         let owner = HeifImage(decodedImage)
         let image = owner.pointer
 
-        var warnings: [String] = []
-        var metadata = Self.metadata(handle: handle, image: image, warnings: &warnings)
-        metadata.describeGrayAsRGB(warnings: &warnings)   // the pixels come out RGB
+        let metadata = Self.metadata(handle: handle, image: image, warnings: &warnings)
         let pixels: DecodedPixels
         if planar {
             guard let planes = Self.rgbPlanes(of: owner) else {
@@ -79,9 +91,17 @@ public struct HeifDecoder: ImageDecoding {
             pixels = .rgb(try Self.pixels(of: image, hasAlpha: hasAlpha, wide: wide, toneMapping: toneMapping,
                                           toSRGB: toSRGBTransform, threads: options.threads))
         }
-        var decoded = DecodedImage(content: pixels, metadata: metadata, orientation: .up,
-                                   sourceBitDepth: bitDepth, warnings: warnings)
+        var decoded = Self.decoded(pixels, file, handle: handle, metadata: metadata, bitDepth: bitDepth, warnings: warnings, options: options)
         decoded.isSRGB = toSRGB
+        return decoded
+    }
+
+    /// The decoded picture with its metadata and the gain map beside it.
+    private static func decoded(_ pixels: DecodedPixels, _ file: [UInt8], handle: OpaquePointer, metadata: ImageMetadata,
+                                bitDepth: Int, warnings: [String], options: DecodeOptions) -> DecodedImage {
+        var metadata = metadata, warnings = warnings
+        metadata.describeGrayAsRGB(warnings: &warnings)   // the pixels come out RGB or colour Y'CbCr
+        var decoded = DecodedImage(content: pixels, metadata: metadata, orientation: .up, sourceBitDepth: bitDepth, warnings: warnings)
         decoded.gainMap = HeifGainMapReader.read(file, primary: handle, primaryEXIF: metadata.exif, decodes: options.readsGainMap)
         decoded.warnings += decoded.gainMap.warnings
         return decoded

@@ -45,6 +45,8 @@ public struct HeifEncoder: ImageEncoding {
     static let x265Preset = "medium"
 
     public var format: OutputFormat { codec == .av1 ? .avif : .heic }
+    /// 4:2:0 planes go to libheif as they are, in the layout it describes by default (BT.601, full range).
+    public var ycbcrLayout: YCbCrLayout? { subsampling == .s420 && convertsPlanesItself ? .jfif : nil }
     /// x265 spreads one picture over its pool with the same bytes; libaom's thread count is fixed (it
     /// would change the bytes), so AV1 trials run side by side instead.
     public var runsTrialsSideBySide: Bool { codec == .av1 }
@@ -158,6 +160,10 @@ private final class HeifInputImage {
 
     init(_ picture: DecodedPixels, subsampling: ChromaSubsampling?) throws {
         let (width, height) = (picture.width, picture.height)
+        if case .ycbcr420(let source) = picture, subsampling == .s420 {
+            pointer = try Self.ycbcrImage(source.converted(to: .jfif))
+            return
+        }
         let planes: RGBPlanes?, interleaved: PixelBuffer?
         switch picture {
         case .rgbPlanes(let image): (planes, interleaved) = (image, nil)
@@ -215,6 +221,34 @@ private final class HeifInputImage {
                 }
             }
         }
+    }
+
+    /// A libheif Y'CbCr 4:2:0 image holding a copy of `source`'s planes (JFIF's layout, libheif's default).
+    private static func ycbcrImage(_ source: YCbCr420Image) throws -> OpaquePointer {
+        var created: OpaquePointer?
+        try check(heif_image_create(Int32(source.width), Int32(source.height), heif_colorspace_YCbCr, heif_chroma_420, &created),
+                  "cannot create the image", otherwise: .unsupported)
+        guard let image = created else { throw ImagePrepError.library("libheif", "out of memory", kind: .io) }
+        do {
+            let chroma = ((source.width + 1) / 2, (source.height + 1) / 2)
+            let planes = [(heif_channel_Y, source.luma, (source.width, source.height)),
+                          (heif_channel_Cb, source.cb, chroma), (heif_channel_Cr, source.cr, chroma)]
+            for (channel, plane, size) in planes {
+                try check(heif_image_add_plane(image, channel, Int32(size.0), Int32(size.1), 8), "cannot add a plane", otherwise: .io)
+                var stride: Int32 = 0
+                guard let base = heif_image_get_plane(image, channel, &stride) else {
+                    throw ImagePrepError.library("libheif", "image has no plane", kind: .io)
+                }
+                withExtendedLifetime(source.planes) {
+                    for y in 0..<size.1 { (base + y * Int(stride)).update(from: plane.row(y), count: size.0) }
+                }
+            }
+            try setDefaultNCLX(on: image)
+        } catch {
+            heif_image_release(image)
+            throw error
+        }
+        return image
     }
 
     /// libheif's profile for an image that has none (heif_nclx_color_profile_alloc's values: primaries and

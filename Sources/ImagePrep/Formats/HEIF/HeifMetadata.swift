@@ -2,7 +2,9 @@ import CHeif
 
 /// EXIF, XMP, IPTC and colour profiles as libheif hands them out, for the decoder and for `info`.
 extension HeifDecoder {
-    static func metadata(handle: OpaquePointer, image: OpaquePointer?, warnings: inout [String]) -> ImageMetadata {
+    /// `tiles` is the colour a grid's tiles carry, for a grid decoded without libheif (which reads it from them).
+    static func metadata(handle: OpaquePointer, image: OpaquePointer?, tiles: GridTileColour? = nil,
+                         warnings: inout [String]) -> ImageMetadata {
         var metadata = ImageMetadata()
         for block in metadataBlocks(handle, type: "Exif") {
             if let tiff = Exif.tiff(fromHeifExifItem: block) { metadata.exif = tiff; break }
@@ -17,8 +19,10 @@ extension HeifDecoder {
             metadata.iptc = IPTC.resources(wrappingIIM: iim)
         }
         // libheif turns monochrome pictures into RGB too, and the handle does not say which it is.
-        metadata.setICC(rawProfile(handle: handle) ?? image.flatMap(rawProfile(image:)), for: [.rgb, .gray], warnings: &warnings)
-        if metadata.icc == nil, let nclx = nclxProfile(handle: handle) ?? image.flatMap(nclxProfile(image:)) {
+        let tileICC: [UInt8]? = if case .icc(let profile) = tiles { profile } else { nil }
+        let tileNCLX: NCLXColor? = if case .nclx(let nclx) = tiles { nclx } else { nil }
+        metadata.setICC(rawProfile(handle: handle) ?? image.flatMap(rawProfile(image:)) ?? tileICC, for: [.rgb, .gray], warnings: &warnings)
+        if metadata.icc == nil, let nclx = nclxProfile(handle: handle) ?? image.flatMap(nclxProfile(image:)) ?? tileNCLX {
             let synthesized = ColorProfileSynthesizer.profile(for: nclx)
             metadata.icc = synthesized.icc
             if let warning = synthesized.warning { warnings.append(warning) }

@@ -29,7 +29,7 @@ struct GainMapJPEGEncoder: ImageEncoding {
 
     var format: OutputFormat { base.format }
     var traits: FormatTraits { base.traits }
-    var takesYCbCr420: Bool { base.takesYCbCr420 }
+    var ycbcrLayout: YCbCrLayout? { base.ycbcrLayout }
     var runsTrialsSideBySide: Bool { base.runsTrialsSideBySide }
     var workingBytesPerPixel: Int { base.workingBytesPerPixel }
     var alternative: (any ImageEncoding)? { base.alternative.map { GainMapJPEGEncoder(base: $0, sharing: self) } }

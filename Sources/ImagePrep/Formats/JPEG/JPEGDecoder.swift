@@ -109,6 +109,6 @@ public struct JPEGDecoder: ImageDecoding {
         guard !notPlanar else { return nil }
         guard let planes else { throw ImagePrepError.library("libjpeg", "decoder returned no pixels") }
         let owner = CodecBuffer(planes)
-        return YCbCr420Image(packed: UnsafeRawPointer(planes), width: Int(width), height: Int(height), owner: owner)
+        return YCbCr420Image(packed: UnsafeRawPointer(planes), width: Int(width), height: Int(height), layout: .jfif, owner: owner)
     }
 }

@@ -8,7 +8,7 @@ public struct JPEGEncoder: ImageEncoding {
     public init(settings: JPEGSettings = JPEGSettings()) { self.settings = settings }
 
     public var format: OutputFormat { .jpeg }
-    public var takesYCbCr420: Bool { settings.subsampling == .s420 }
+    public var ycbcrLayout: YCbCrLayout? { settings.subsampling == .s420 ? .jfif : nil }
 
     /// Transposed tables match a re-encode of the unturned file; the standard ones win on some pictures.
     public var alternative: (any ImageEncoding)? {
@@ -21,7 +21,8 @@ public struct JPEGEncoder: ImageEncoding {
     /// Decodes `encoded` the way it will be seen and compares it sample by sample: Y'CbCr planes with
     /// Y'CbCr planes (no colour conversion), else RGB with RGB.
     public func meanSquaredError(of encoded: [UInt8], from picture: DecodedPixels) -> Double? {
-        if case .ycbcr420(let source) = picture {
+        if case .ycbcr420(let planes) = picture {
+            let source = planes.converted(to: .jfif)
             guard let decoded = try? JPEGDecoder.decodePlanes(encoded), decoded.width == source.width,
                   decoded.height == source.height else { return nil }
             let chroma = ((source.width + 1) / 2, (source.height + 1) / 2)
@@ -107,10 +108,12 @@ public struct JPEGEncoder: ImageEncoding {
         }
     }
 
-    /// Encodes Y'CbCr 4:2:0 planes as a 4:2:0 JPEG with no colour conversion; `settings.subsampling` does not apply.
+    /// Encodes Y'CbCr 4:2:0 planes as a 4:2:0 JPEG, converted plane to plane to JFIF's layout if they are in
+    /// another (no conversion when they come from a JPEG); `settings.subsampling` does not apply.
     public func encode(_ image: YCbCr420Image, quality: Int, settings: JPEGSettings,
                        segments: [JPEGSegment] = []) throws -> [UInt8] {
-        try Self.run(quality: quality, settings: settings, segments: segments) { options, cSegments, output, outputSize, err, errlen in
+        let image = image.converted(to: .jfif)
+        return try Self.run(quality: quality, settings: settings, segments: segments) { options, cSegments, output, outputSize, err, errlen in
             withExtendedLifetime(image.planes) {
                 cic_jpeg_encode_ycbcr420(image.luma.row(0), image.luma.stride, image.cb.row(0), image.cb.stride,
                                          image.cr.row(0), image.cr.stride, Int32(image.width), Int32(image.height),

@@ -23,6 +23,8 @@ public struct WebPEncoder: ImageEncoding {
     /// libwebp's Y'UV copy of the picture (1.5 bytes per pixel) and its token buffers: a worker peaked at
     /// 7.6-8.2 bytes per pixel in all, at 12 MP and 200 MP.
     public var workingBytesPerPixel: Int { 2 }
+    /// The lossy coder's own Y'UV (BT.601, limited range): 4:2:0 planes are copied in, not converted from RGB.
+    public var ycbcrLayout: YCbCrLayout? { lossless ? nil : .webp }
 
     public func metadataBytes(_ metadata: ImageMetadata) -> Int {
         let blocks = [metadata.icc, metadata.exif, metadata.xmp].compactMap { $0 }.filter { !$0.isEmpty }
@@ -40,7 +42,11 @@ public struct WebPEncoder: ImageEncoding {
             return try AnimatedWebPEncoder(quality: quality, lossless: lossless, threads: threads, strategy: .standard)
                 .encode(animation, metadata: metadata)
         }
-        let bitstream = try encodeBitstream(picture.rgb(), quality: quality)
+        let bitstream = if case .ycbcr420(let planes) = picture, !lossless {
+            try encodeBitstream(quality: quality) { try Self.load(planes.converted(to: .webp), into: &$0) }
+        } else {
+            try encodeBitstream(quality: quality) { [lossless] in try Self.load(picture.rgb(), argb: lossless, into: &$0) }
+        }
         return try Self.mux(bitstream, metadata: metadata)
     }
 
@@ -61,13 +67,13 @@ public struct WebPEncoder: ImageEncoding {
     }
 
     /// The bare RIFF/VP8(L) file.
-    private func encodeBitstream(_ image: PixelBuffer, quality: Int) throws -> [UInt8] {
+    private func encodeBitstream(quality: Int, load: (inout WebPPicture) throws -> Void) throws -> [UInt8] {
         var config = try Self.config(quality: quality, lossless: lossless, threads: threads)
 
         var picture = WebPPicture()
         guard WebPPictureInit(&picture) != 0 else { throw ImagePrepError.library("libwebp", "version mismatch", kind: .unsupported) }
         defer { WebPPictureFree(&picture) }
-        try Self.load(image, argb: lossless, into: &picture)
+        try load(&picture)
 
         var writer = WebPMemoryWriter()
         WebPMemoryWriterInit(&writer)
@@ -147,6 +153,25 @@ public struct WebPEncoder: ImageEncoding {
         guard imported != 0 else { throw encodeError(picture.error_code) }
     }
 
+    /// Copies 4:2:0 planes in libwebp's own layout into an initialised `picture`'s Y'UV.
+    static func load(_ image: YCbCr420Image, into picture: inout WebPPicture) throws {
+        picture.width = Int32(image.width)
+        picture.height = Int32(image.height)
+        picture.use_argb = 0
+        picture.colorspace = WEBP_YUV420
+        guard WebPPictureAlloc(&picture) != 0, let y = picture.y, let u = picture.u, let v = picture.v else {
+            throw encodeError(picture.error_code)
+        }
+        let chroma = ((image.width + 1) / 2, (image.height + 1) / 2)
+        withExtendedLifetime(image.planes) {
+            for row in 0..<image.height { (y + row * Int(picture.y_stride)).update(from: image.luma.row(row), count: image.width) }
+            for row in 0..<chroma.1 {
+                (u + row * Int(picture.uv_stride)).update(from: image.cb.row(row), count: chroma.0)
+                (v + row * Int(picture.uv_stride)).update(from: image.cr.row(row), count: chroma.0)
+            }
+        }
+    }
+
     /// The one place a libwebp encoder error becomes a Swift error.
     static func encodeError(_ code: WebPEncodingError) -> ImagePrepError {
         let reason = switch code {
@@ -160,4 +185,9 @@ public struct WebPEncoder: ImageEncoding {
         }
         return ImagePrepError.library("libwebp", "cannot encode: \(reason)", kind: code == VP8_ENC_ERROR_OUT_OF_MEMORY ? .io : .unsupported)
     }
+}
+
+extension YCbCrLayout {
+    /// What libwebp's lossy coder stores (BT.601, limited range, chroma between the columns).
+    static let webp = YCbCrLayout(matrix: .bt601, range: .limited, siting: .centred)
 }
