@@ -12,7 +12,7 @@
 #   CORPUS       corpus root (default ../shared/corpus, relative to the repo); read only, never copied
 #   BENCH_RUNS   timed runs per tool and workload; the table shows the median (default 3)
 #   BENCH_TABLE  where to write the page (default docs/benchmark.md; empty = don't write)
-#   BENCH_WORKLOADS  which workloads to run (default "1 2 3 4 5 6 7 8 9 10 11 12 set hdr gif cache stream urls"; W3's ratios need W1)
+#   BENCH_WORKLOADS  which workloads to run (default "1 2 3 single 4 5 6 7 8 9 10 11 12 set hdr gif cache stream urls"; W3's ratios need W1)
 #   SSIMULACRA2  the reference ssimulacra2 binary, if built (W12 then shows its time and agreement)
 #   BENCH_200MP  1 = also time the 200 MP Samsung HEIC as its own row set (W1b); off by default
 #                because one file takes ~7 s per tool per run and ImageMagick's policy refuses it
@@ -40,7 +40,7 @@ CORPUS=${CORPUS:-../shared/corpus}
 BENCH_RUNS=${BENCH_RUNS:-3}
 BENCH_TABLE=${BENCH_TABLE-docs/benchmark.md}
 BENCH_200MP=${BENCH_200MP:-0}
-BENCH_WORKLOADS=${BENCH_WORKLOADS:-1 2 3 4 5 6 7 8 9 10 11 12 set hdr gif cache stream urls}
+BENCH_WORKLOADS=${BENCH_WORKLOADS:-1 2 3 single 4 5 6 7 8 9 10 11 12 set hdr gif cache stream urls}
 BENCH_QUIET_WAIT=${BENCH_QUIET_WAIT:-120}
 if [[ -z ${CONVERT:-} ]]; then
   if [[ -x /usr/bin/convert ]]; then CONVERT=/usr/bin/convert; else CONVERT=convert; fi
@@ -294,6 +294,25 @@ headline() {
 # ratio A B : A / B with 2 decimals ("-" when B is 0)
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a/b; else print "-"}'; }
 
+# round_ratio LABEL BASE : the median over rounds of LABEL's time over BASE's time in the same round
+# (steadier than the ratio of medians when a neighbour's busy minute falls on one round); "-" when the two
+# were not timed in the same rounds.
+round_ratio() {
+  local a=(${RUN_TIMES[$1]:-}) b=(${RUN_TIMES[$2]:-}) i
+  ((${#a[@]} > 0 && ${#a[@]} == ${#b[@]})) || { echo -; return; }
+  for ((i = 0; i < ${#a[@]}; i++)); do ratio "${a[i]}" "${b[i]}"; echo; done | median | awk '{printf "%.2f", $1}'
+}
+
+# AIMS: one line per aim the page checks (a ratio against its target), listed under the headline.
+AIMS=()
+
+# aim TEXT VALUE TARGET at-least|at-most : records whether VALUE meets TARGET.
+aim() {
+  local met
+  met=$(awk -v v="$2" -v t="$3" -v how="$4" 'BEGIN {if (v == "-") print "not measured"; else if ((how == "at-least" && v >= t) || (how == "at-most" && v <= t)) print "met"; else print "not met"}')
+  AIMS+=("- $1: $2 (aim: ${4/-/ } $3): $met")
+}
+
 # table HEADING BASE LABEL... : markdown table of the given labels (ratio = tool time / BASE time),
 # then their command lines.
 table() {
@@ -301,11 +320,11 @@ table() {
   emit ""
   emit "### $heading"
   emit ""
-  emit "| tool | median s | ratio to imgprep | CPU s (user+sys) | CPU ratio | peak RSS MB | failed files | non-zero exits |"
-  emit "|---|---:|---:|---:|---:|---:|---:|---|"
+  emit "| tool | median s | ratio to imgprep | per-round ratio | CPU s (user+sys) | CPU ratio | peak RSS MB | failed files | non-zero exits |"
+  emit "|---|---:|---:|---:|---:|---:|---:|---:|---|"
   for l in "$@"; do
     [[ -n ${R_TIME[$l]:-} ]] || continue
-    emit "| $l | ${R_TIME[$l]} | $(ratio "${R_TIME[$l]}" "${R_TIME[$base]:-0}") | ${R_CPU[$l]:--} | $(ratio "${R_CPU[$l]:-0}" "${R_CPU[$base]:-0}") | ${R_RSS[$l]} | ${R_FAIL[$l]}/${#INPUTS[@]} | ${R_EXIT[$l]:--} |"
+    emit "| $l | ${R_TIME[$l]} | $(ratio "${R_TIME[$l]}" "${R_TIME[$base]:-0}") | $(round_ratio "$l" "$base") | ${R_CPU[$l]:--} | $(ratio "${R_CPU[$l]:-0}" "${R_CPU[$base]:-0}") | ${R_RSS[$l]} | ${R_FAIL[$l]}/${#INPUTS[@]} | ${R_EXIT[$l]:--} |"
   done
   commands "$@"
 }
@@ -339,6 +358,9 @@ w1_full_size() {
   isolation_cost "$name"
   table "$name" imgprep imgprep "$IN_PROCESS" "vips copy" "heif-convert" "ImageMagick convert"
   headline "${name%%:*} (HEIC to full-size JPEG)" "vips copy" "heif-convert" "ImageMagick convert"
+  [[ $name == W1:* ]] && aim "W1: vips copy's time over imgprep's" "$(ratio "${R_TIME[vips copy]}" "${R_TIME[imgprep]}")" 1.3 at-least
+  W1_TIME=${R_TIME[imgprep]}
+  return 0
 }
 
 # shrink_to EDGE PROGRESS TITLE : INPUTS to JPEG q85 with the long edge at most EDGE ('>' = only shrink,
@@ -355,6 +377,8 @@ shrink_to() {
   isolation_cost "$3"
   table "$3" imgprep imgprep "$IN_PROCESS" "vipsthumbnail" "ImageMagick convert -resize"
   headline "${3%%:*} (JPEG with the long edge at most $EDGE)" "vipsthumbnail" "ImageMagick convert -resize"
+  [[ $3 == W2:* ]] && aim "W2: vipsthumbnail's time over imgprep's" "$(ratio "${R_TIME[vipsthumbnail]}" "${R_TIME[imgprep]}")" 1.4 at-least
+  return 0
 }
 
 # W3: the floors. Decode only (vips avg reads every pixel), and JPEG encode only (vips copy from a
@@ -377,6 +401,7 @@ w3_floors() {
   R_RSS[decode+encode]=-; R_FAIL[decode+encode]=0; R_EXIT[decode+encode]=-
   table "W3: floors (ratio = floor time / imgprep W1 time)" imgprep \
     "decode only: vips avg" "encode only: vips copy .v → jpg Q85" "decode+encode"
+  aim "W1: imgprep's whole conversion over vips' decode alone (W3)" "$(ratio "${W1_TIME:-0}" "${R_TIME[decode only: vips avg]}")" 0.85 at-most
 }
 
 # Camera-size quality-95 JPEGs for W4/W5. The corpus has too few (its big JPEGs are q73, q97, q99
@@ -636,6 +661,7 @@ w6_webp() {
   measure ours vips
   table "W6: HEIC → WebP q80" imgprep imgprep "vips copy"
   headline "W6 (HEIC to WebP)" "vips copy"
+  aim "W6: vips copy's time over imgprep's" "$(ratio "${R_TIME[vips copy]}" "${R_TIME[imgprep]}")" 1.15 at-least
 }
 
 # W7: camera JPEG q95 -> WebP of at most WEBP_BUDGET bytes, metadata included: imgprep's search against
@@ -682,12 +708,34 @@ w8_avif() {
   measure ours vips
   table "W8: HEIC → AVIF q50 (libaom speed $AOM_SPEED; vips effort $AVIF_EFFORT)" imgprep imgprep "vips copy"
   headline "W8 (HEIC to AVIF)" "vips copy"
+  aim "W8: vips copy's time over imgprep's" "$(ratio "${R_TIME[vips copy]}" "${R_TIME[imgprep]}")" 1.15 at-least
 }
 
 # set: a web image set, every device photo in 3 widths x 3 formats (AVIF q50 at libaom speed AOM_SPEED,
 # WebP q80, JPEG q85: imgprep's defaults), from one decode per photo; against one vipsthumbnail per
 # variant (9 decodes per photo, as a shell loop does it) and against 9 separate imgprep runs.
 SET_WIDTHS="480 960 1920"
+# single: the latency of one large photo, the largest device HEIC (by pixels) to full-size JPEG q85: imgprep
+# with one thread and with its default (the tiles in parallel bands), against vips copy, 3 rounds at least.
+single_workload() {
+  local O=$TMP/out f largest= most=0 pixels
+  for f in "${HEICS[@]}"; do
+    pixels=$(($(vipsheader -f width "$f" 2>/dev/null || echo 0) * $(vipsheader -f height "$f" 2>/dev/null || echo 0)))
+    ((pixels > most)) && most=$pixels && largest=$f
+  done
+  local saved=("${INPUTS[@]}")
+  INPUTS=("$largest")
+  local name="single: one $(awk -v p="$most" 'BEGIN {printf "%.1f", p / 1e6}') MP HEIC ($(basename "$largest")) → JPEG full size q85"
+  echo "== $name" >&2
+  local ours=(imgprep "$O" "$IMGPREP" convert "$largest" --to jpeg --quality 85 -o "$O" --quiet)
+  local one=("imgprep, one thread (IMGPREP_THREADS_PER_IMAGE=1)" "$O" env IMGPREP_THREADS_PER_IMAGE=1 "$IMGPREP" convert "$largest" --to jpeg --quality 85 -o "$O" --quiet)
+  local vips=("vips copy" "$O" vips copy "$largest" "$O/$(basename "${largest%.*}").jpg[Q=85]")
+  measure_interleaved "$((BENCH_RUNS > 3 ? BENCH_RUNS : 3))" ours one vips
+  table "$name" imgprep imgprep "imgprep, one thread (IMGPREP_THREADS_PER_IMAGE=1)" "vips copy"
+  headline "single (one large HEIC to JPEG, latency)" "imgprep, one thread (IMGPREP_THREADS_PER_IMAGE=1)" "vips copy"
+  INPUTS=("${saved[@]}")
+}
+
 set_workload() {
   local O=$TMP/outset
   export AVIF_EFFORT=$((9 - AOM_SPEED)) SET_WIDTHS IMGPREP
@@ -1028,6 +1076,7 @@ head_emit "# Benchmark" "" \
   "## Workloads" "" \
   "- **W1**: device photos (HEIC) to full-size JPEG at quality 85, the everyday conversion" \
   "- **W2**: the same photos to JPEG with the long edge at most 2048 pixels (a resize)" \
+  "- **single**: one large device photo to full-size JPEG, for latency: imgprep with its threads and with one, against vips" \
   "- **W3**: floors for W1: decoding alone and encoding alone, as libvips does them, the least any tool must spend" \
   "- **W4**: camera JPEGs at quality 95 (made from the device photos with \`heif-convert -q 95\`) compressed to at most $(commas "$BUDGET") bytes each" \
   "- **W5**: large JPEGs shrunk to a 1024-pixel long edge (thumbnails)" \
@@ -1054,6 +1103,7 @@ W1_IMGPREP=${R_TIME[imgprep]:-0}; W1_IMGPREP_CPU=${R_CPU[imgprep]:-0}
 wanted 2 && shrink_to 2048 "W2: HEIC → JPEG long edge 2048 q85" "W2: HEIC → JPEG long edge ≤ 2048 q85"
 R_TIME[imgprep]=$W1_IMGPREP; R_CPU[imgprep]=$W1_IMGPREP_CPU   # W3's ratios are against W1's imgprep
 wanted 3 && w3_floors
+wanted single && single_workload
 
 if [[ $BENCH_200MP == 1 && -f $CORPUS/heic/pillow_heif__200MP.heic ]]; then
   INPUTS=("$CORPUS/heic/pillow_heif__200MP.heic")
@@ -1121,6 +1171,7 @@ if [[ -n $BENCH_TABLE ]]; then
     cat "$HEAD_TMP"
     printf '\n## Headline\n\n'
     ((${#HEADLINES[@]} > 0)) && printf '%s\n' "${HEADLINES[@]}"
+    if ((${#AIMS[@]} > 0)); then printf '\nAims (ratios of medians):\n\n'; printf '%s\n' "${AIMS[@]}"; fi
     printf '\n'
     cat "$TABLE_TMP"
   } >"$BENCH_TABLE.tmp" && mv "$BENCH_TABLE.tmp" "$BENCH_TABLE"
