@@ -42,7 +42,7 @@ enum MemoryEstimate {
             return encoder.workingBytesPerPixel * lanes
         }.max() ?? 0
         // Planes from decoder to encoder: 1.5 bytes per pixel instead of RGB's 3, and no interleaved copy.
-        let planes = !header.hasAlpha && settings.color == .keep && format.reader.decodesToYCbCrPlanes
+        let planes = !header.hasAlpha && settings.color == .keep && settings.scoreTarget == nil && format.reader.decodesToYCbCrPlanes
             && formats.allSatisfy { format in
                 var one = settings
                 one.format = format

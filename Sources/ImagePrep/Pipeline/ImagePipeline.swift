@@ -59,7 +59,9 @@ public enum ImagePipeline {
         var options = DecodeOptions(maxPixels: settings.maxPixels, threads: threads, shrinkingTo: shrinkingTo,
                                     convertsToSRGB: settings.color == .srgb, keepsAnimation: plain.traits.keepsAnimation)
         // A picture kept in its colours may stay in the source's own Y'CbCr planes, turned and resized as planes.
-        options.keepsYCbCr420 = plain.ycbcrLayout != nil && settings.color == .keep
+        // Not for --quality auto: its score is against the picture as RGB resampling shows it (what a lossless
+        // output holds); resized planes shown with block chroma scored some photos 0.3 below the target.
+        options.keepsYCbCr420 = plain.ycbcrLayout != nil && settings.color == .keep && settings.scoreTarget == nil
         options.readsGainMap = GainMapPlan.writes(settings)
         var decoded = try decoder.decode(file, options: options)
         decoded.warnings = notKept + decoded.warnings

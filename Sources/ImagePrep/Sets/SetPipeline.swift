@@ -20,7 +20,8 @@ enum SetPipeline {
                                     keepsAnimation: set.formats.contains { $0.format.writer.traits.keepsAnimation })
         options.readsGainMap = set.formats.contains { GainMapPlan.writes(variantSettings($0, settings: settings, set: set, width: nil)) }
         // The source's own Y'CbCr planes when a format of the set stores them (the others get RGB per width).
-        options.keepsYCbCr420 = settings.color == .keep && set.formats.contains {
+        // (Not for --quality auto, as in ImagePipeline.)
+        options.keepsYCbCr420 = settings.color == .keep && settings.scoreTarget == nil && set.formats.contains {
             EncoderRegistry.encoder(for: variantSettings($0, settings: settings, set: set, width: nil), searching: false,
                                     threads: threads).ycbcrLayout != nil
         }
