@@ -134,7 +134,8 @@ struct InfoCommand: Command {
                                             "screen_width": $0.screen.width, "screen_height": $0.screen.height] as [String: Any] } ?? null,
             "gain_map": d.gainMap.map { map in
                 ["kind": map.kind, "width": map.width ?? null, "height": map.height ?? null, "bytes": map.bytes ?? null,
-                 "headroom": map.headroom ?? null, "headroom_stops": map.headroomStops ?? null] as [String: Any]
+                 "headroom": map.headroom ?? null, "headroom_stops": map.headroomStops ?? null,
+                 "channels": map.channels ?? null, "per_channel_values": map.perChannelValues] as [String: Any]
             } ?? null,
         ])
     }

@@ -118,7 +118,7 @@ import Testing
     @Test func aGrayProfileOnAGrayJPEGBecomesItsRGBEquivalent() throws {
         let profile = Self.grayProfile()
         #expect(ICCProfileCheck.problem(in: profile, for: [.gray]) == nil)
-        let plane = GrayPlane(width: 16, height: 16, pixels: (0..<256).map { UInt8($0) })
+        let plane = GainMapPlane(width: 16, height: 16, pixels: (0..<256).map { UInt8($0) })
         let gray = try JPEGEncoder().encode(plane, quality: 90, settings: JPEGSettings(), segments: JPEGSegment.iccSegments(profile))
         let decoded = try JPEGDecoder().decode(gray, options: DecodeOptions(maxPixels: .max))
         let rgb = try #require(decoded.metadata.icc)

@@ -82,8 +82,12 @@ struct FuzzTarget: Sendable {
 
     /// What `GainMapMetadata.validated` promises readers (libultrahdr's checks among them).
     static func checkGainMapValues(_ values: GainMapMetadata) {
-        precondition(values.gamma > 0 && values.offsetSDR >= 0 && values.offsetHDR >= 0 && values.gainMapMax >= values.gainMapMin
-                     && values.hdrCapacityMin >= 0 && values.hdrCapacityMax > values.hdrCapacityMin
+        precondition(values.channels.count == 1 || values.channels.count == 3, "gain-map values for two or four channels passed the checks")
+        for channel in values.channels {
+            precondition(channel.gamma > 0 && channel.offsetSDR >= 0 && channel.offsetHDR >= 0 && channel.gainMapMax >= channel.gainMapMin,
+                         "gain-map channel values out of range passed the checks")
+        }
+        precondition(values.hdrCapacityMin >= 0 && values.hdrCapacityMax > values.hdrCapacityMin
                      && values.headroom <= exp2(GainMapMetadata.maxStops), "gain-map values out of range passed the checks")
     }
 

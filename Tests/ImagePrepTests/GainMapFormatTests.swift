@@ -25,7 +25,7 @@ struct GainMapFormatTests {
             let boost = exp2(Double(table[v]) / 255 * log2(h))
             #expect(abs(log2(boost) - log2(1 + (h - 1) * g)) <= log2(h) / 255)
         }
-        #expect(AppleGainMap.gainMap(plane: GrayPlane(width: 1, height: 1, pixels: [200]), headroom: 1, origin: .appleMPF) == nil)
+        #expect(AppleGainMap.gainMap(plane: GainMapPlane(width: 1, height: 1, pixels: [200]), headroom: 1, origin: .appleMPF) == nil)
     }
 
     @Test func isoBlockRoundTripsInTheExplicitForm() throws {
@@ -35,9 +35,9 @@ struct GainMapFormatTests {
         #expect(payload.count == ISOGainMapBlock.header.count + 5 + 8 * 7)   // 4 version bytes, flags, 7 fractions
         #expect(payload[ISOGainMapBlock.header.count + 4] == 0x40, "use base colour space, one channel, no common denominator")
         let read = try #require(ISOGainMapBlock.metadata(in: payload)).get()
-        for (a, b) in zip([read.gainMapMin, read.gainMapMax, read.gamma, read.offsetSDR, read.offsetHDR, read.hdrCapacityMin, read.hdrCapacityMax],
-                          [metadata.gainMapMin, metadata.gainMapMax, metadata.gamma, metadata.offsetSDR, metadata.offsetHDR,
-                           metadata.hdrCapacityMin, metadata.hdrCapacityMax]) {
+        #expect(read.channels.count == 1)
+        for (a, b) in zip(read.channels[0].named.map(\.1) + [read.hdrCapacityMin, read.hdrCapacityMax],
+                          metadata.channels[0].named.map(\.1) + [metadata.hdrCapacityMin, metadata.hdrCapacityMax]) {
             #expect(abs(a - b) < 1e-6)
         }
         #expect(ISOGainMapBlock.metadata(in: ISOGainMapBlock.versionPayload) == nil)   // the primary's version-only block
@@ -45,16 +45,34 @@ struct GainMapFormatTests {
         #expect(throws: GainMapProblem.self) { try truncated.get() }
     }
 
+    @Test func perChannelValuesRoundTripThroughXMPAndISO() throws {
+        let channels = [2.0, 2.5, 3.0].map { GainMapChannelValues(gainMapMin: -0.25, gainMapMax: $0, gamma: 1.1, offsetSDR: 0.015625, offsetHDR: 0) }
+        let metadata = GainMapMetadata(channels: channels, hdrCapacityMin: 0, hdrCapacityMax: 3)
+        let payload = ISOGainMapBlock.payload(metadata)
+        #expect(payload[ISOGainMapBlock.header.count + 4] == 0xC0, "use base colour space, multichannel")
+        #expect(payload.count == ISOGainMapBlock.header.count + 5 + 8 * (2 + 3 * 5))
+        #expect(try #require(ISOGainMapBlock.metadata(in: payload)).get() == metadata)
+        let fromXMP = try #require(GainMapXMP.metadata(in: GainMapXMP.mapPacket(metadata))).get()
+        #expect(fromXMP == metadata && fromXMP.agrees(with: metadata))
+        // Three equal sets are said once, and one set does not agree with three different ones.
+        let same = GainMapMetadata(channels: Array(repeating: channels[0], count: 3), hdrCapacityMin: 0, hdrCapacityMax: 3)
+        #expect(try same.validated().get().channels.count == 1)
+        #expect(!GainMapMetadata(channels: [channels[0]], hdrCapacityMin: 0, hdrCapacityMax: 3).agrees(with: metadata))
+        var broken = metadata
+        broken.channels[2].gamma = 0
+        #expect(throws: GainMapProblem("Gamma of the blue channel 0 is outside 0.01...100")) { try broken.validated().get() }
+    }
+
     @Test func isoBlockWithACommonDenominatorReads() throws {
         // As libultrahdr writes it when every denominator is the same (flag 0x08).
         func u32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
         let body: [UInt8] = [0, 0, 0, 0, 0x48] + u32(1000) + u32(0) + u32(3000) + u32(0) + u32(3000) + u32(1000) + u32(15) + u32(15)
         let read = try #require(ISOGainMapBlock.metadata(in: ISOGainMapBlock.header + body)).get()
-        #expect(read.hdrCapacityMax == 3 && read.gainMapMax == 3 && read.gamma == 1 && read.offsetSDR == 0.015)
+        #expect(read.hdrCapacityMax == 3 && read.channels == [GainMapChannelValues(gainMapMin: 0, gainMapMax: 3, gamma: 1, offsetSDR: 0.015, offsetHDR: 0.015)])
     }
 
     @Test func mpfPayloadIsReadBackAtItsOffsets() throws {
-        let map = try UltraHDRContainer.encodeMap(GainMap(plane: GrayPlane(width: 8, height: 8, pixels: [UInt8](repeating: 90, count: 64)),
+        let map = try UltraHDRContainer.encodeMap(GainMap(plane: GainMapPlane(width: 8, height: 8, pixels: [UInt8](repeating: 90, count: 64)),
                                                           metadata: AppleGainMap.metadata(headroom: 4), origin: .appleMPF))
         let primary = try JPEGEncoder().encode(PixelBuffer(width: 16, height: 16, channels: 3, pixels: [UInt8](repeating: 128, count: 768)),
                                                quality: 80, settings: JPEGSettings())

@@ -32,13 +32,20 @@ struct GainMapTrustTests {
             return Files.isoPayload(changed)
         }
         let validISO = Files.isoPayload(fractions)
-        let perChannel = """
-            <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
-            <rdf:Description rdf:about="" xmlns:hdrgm="http://ns.adobe.com/hdr-gain-map/1.0/" hdrgm:Version="1.0"
-              hdrgm:GainMapMin="0" hdrgm:Gamma="1" hdrgm:HDRCapacityMin="0" hdrgm:HDRCapacityMax="2">
-              <hdrgm:GainMapMax><rdf:Seq><rdf:li>2</rdf:li><rdf:li>2.5</rdf:li><rdf:li>3</rdf:li></rdf:Seq></hdrgm:GainMapMax>
-            </rdf:Description></rdf:RDF></x:xmpmeta>
-            """
+        func perChannel(_ name: String = "GainMapMax", _ items: [String] = ["2", "2.5", "3"]) -> String {
+            let attributes = ["GainMapMin=\"0\"", "GainMapMax=\"2\"", "Gamma=\"1\"", "HDRCapacityMin=\"0\"", "HDRCapacityMax=\"3\""]
+                .filter { !$0.hasPrefix(name + "=") }.map { "hdrgm:" + $0 }.joined(separator: " ")
+            let sequence = items.map { "<rdf:li>\($0)</rdf:li>" }.joined()
+            return """
+                <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+                <rdf:Description rdf:about="" xmlns:hdrgm="http://ns.adobe.com/hdr-gain-map/1.0/" hdrgm:Version="1.0" \(attributes)>
+                  <hdrgm:\(name)><rdf:Seq>\(sequence)</rdf:Seq></hdrgm:\(name)>
+                </rdf:Description></rdf:RDF></x:xmpmeta>
+                """
+        }
+        // Three sets of channel values (red, green, blue) behind the multichannel flag.
+        let threeChannels = Files.isoPayload([(0, 1), (3, 1)] + [(2, 1), (5, 2), (3, 1)].flatMap { [(0, 1), $0, (1, 1), (1, 64), (1, 64)] },
+                                             flags: 0xC0)
         let entities = """
             <?xml version="1.0"?><!DOCTYPE x [<!ENTITY max "2">]>
             """ + Files.mapXMP(replacing: ["GainMapMax": "&max;"])
@@ -76,15 +83,36 @@ struct GainMapTrustTests {
             Case(name: "hex-float", bytes: try xmpOnly(["GainMapMax": "0x1p1"]), outcome: .droppedWithWarning),
             Case(name: "comma-decimal", bytes: try xmpOnly(["GainMapMax": "2,5"]), outcome: .droppedWithWarning),
             Case(name: "missing-max", bytes: try xmpOnly(["GainMapMax": String?.none]), outcome: .droppedWithWarning),
-            Case(name: "per-channel-seq", bytes: try Files.ultraHDR(mapSegments: [Files.xmpSegment(perChannel)]), outcome: .droppedWithWarning),
+            // Per-channel values: three are valid; any other count, or a per-channel form where one value is allowed, is not.
+            Case(name: "per-channel-seq", bytes: try Files.ultraHDR(mapSegments: [Files.xmpSegment(perChannel())], mapChannels: 3),
+                 outcome: .keptAsUltraHDR),
+            Case(name: "per-channel-seq-grey-map", bytes: try Files.ultraHDR(mapSegments: [Files.xmpSegment(perChannel())]), outcome: .droppedWithWarning),
+            Case(name: "per-channel-seq-of-2", bytes: try Files.ultraHDR(mapSegments: [Files.xmpSegment(perChannel("GainMapMax", ["2", "3"]))], mapChannels: 3),
+                 outcome: .droppedWithWarning),
+            Case(name: "per-channel-seq-of-4",
+                 bytes: try Files.ultraHDR(mapSegments: [Files.xmpSegment(perChannel("Gamma", ["1", "1", "1", "1"]))], mapChannels: 3),
+                 outcome: .droppedWithWarning),
+            Case(name: "capacity-as-seq", bytes: try Files.ultraHDR(mapSegments: [Files.xmpSegment(perChannel("HDRCapacityMax", ["3", "3", "3"]))], mapChannels: 3),
+                 outcome: .droppedWithWarning),
+            Case(name: "iso-three-channels", bytes: try Files.ultraHDR(mapSegments: [Files.isoSegment(threeChannels)], mapChannels: 3),
+                 outcome: .keptAsUltraHDR),
+            Case(name: "iso-three-channels-xmp-one",
+                 bytes: try Files.ultraHDR(mapSegments: [Files.xmpSegment(Files.mapXMP(replacing: ["HDRCapacityMax": "3"])), Files.isoSegment(threeChannels)],
+                                           mapChannels: 3),
+                 outcome: .droppedWithWarning),
+            Case(name: "iso-three-channels-xmp-three-agreeing",
+                 bytes: try Files.ultraHDR(mapSegments: [Files.xmpSegment(perChannel("GainMapMax", ["2", "2.5", "3"])), Files.isoSegment(threeChannels)],
+                                           mapChannels: 3),
+                 outcome: .keptAsUltraHDR),
             Case(name: "entities", bytes: try Files.ultraHDR(mapSegments: [Files.xmpSegment(entities)]), outcome: .droppedWithWarning),
             Case(name: "iso-garbage-first",
                  bytes: try Files.ultraHDR(mapSegments: map(iso: ISOGainMapBlock.header + [9, 9, 9] + validISO.dropFirst(ISOGainMapBlock.header.count))),
                  outcome: .droppedWithWarning),
-            Case(name: "iso-multichannel-flag", bytes: try Files.ultraHDR(mapSegments: map(iso: Files.isoPayload(fractions, flags: 0xC0))),
+            Case(name: "iso-multichannel-flag-one-set", bytes: try Files.ultraHDR(mapSegments: map(iso: Files.isoPayload(fractions, flags: 0xC0))),
                  outcome: .droppedWithWarning),
             Case(name: "iso-xmp-disagree", bytes: try Files.ultraHDR(mapSegments: map(iso: iso(3, (3, 1)))), outcome: .droppedWithWarning),
-            Case(name: "colour-map", bytes: try Files.ultraHDR(mapChannels: 3), outcome: .droppedWithWarning),
+            Case(name: "colour-map", bytes: try Files.ultraHDR(mapChannels: 3), outcome: .keptAsUltraHDR),
+            Case(name: "cmyk-map", bytes: try Files.ultraHDR(mapChannels: 4), outcome: .droppedWithWarning),
             // Claims with no map behind them, in a packet that parses or not.
             Case(name: "claim-unclosed-element",
                  bytes: try Files.plain(segments: [Files.xmpSegment(claimingPrimary.replacingOccurrences(of: "</rdf:RDF>", with: ""))]),

@@ -6,6 +6,8 @@ import Testing
 /// `hdrgm` values, its ISO 21496-1 block, the primary's claims, the MPF index, the map's channels,
 /// Apple's headroom. A 96x64 textured picture with a gradient map that brightens its right side.
 enum HostileGainMapFiles {
+    struct MapImageFailure: Error, CustomStringConvertible { var description: String }
+
     static let width = 96, height = 64
 
     /// The map's `hdrgm` values as text, in the order libultrahdr writes them.
@@ -71,17 +73,33 @@ enum HostileGainMapFiles {
         return PixelBuffer(width: width, height: height, channels: 3, pixels: pixels)
     }
 
-    /// The map image: grey (a gradient, dark on the left) or, with `channels: 3`, the same in RGB.
+    /// The map image: grey (a gradient, dark on the left) or, with `channels: 3`, the same in RGB (red
+    /// brightening most), or with `channels: 4` as CMYK (ImageMagick converts it; the segments go after SOI).
     static func mapImage(segments: [JPEGSegment], channels: Int = 1) throws -> [UInt8] {
         let mapWidth = width / 2, mapHeight = height / 2
         var settings = JPEGSettings()
         settings.writeJFIF = false
         let samples = (0..<(mapWidth * mapHeight)).map { UInt8(($0 % mapWidth) * 255 / (mapWidth - 1)) }
         if channels == 1 {
-            return try JPEGEncoder(settings: settings).encode(GrayPlane(width: mapWidth, height: mapHeight, pixels: samples),
+            return try JPEGEncoder(settings: settings).encode(GainMapPlane(width: mapWidth, height: mapHeight, pixels: samples),
                                                               quality: 90, settings: settings, segments: segments)
         }
-        let rgb = PixelBuffer(width: mapWidth, height: mapHeight, channels: 3, pixels: samples.flatMap { [$0, $0, $0] })
+        if channels == 4 {
+            let dir = try TestSupport.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let grey = dir.appendingPathComponent("grey.jpg"), cmyk = dir.appendingPathComponent("cmyk.jpg")
+            try Data(try JPEGEncoder(settings: settings).encode(GainMapPlane(width: mapWidth, height: mapHeight, pixels: samples),
+                                                                quality: 90, settings: settings)).write(to: grey)
+            let run = try TestSupport.run("/usr/bin/convert", [grey.path, "-colorspace", "CMYK", "-strip", cmyk.path])
+            guard run.status == 0 else { throw MapImageFailure(description: "ImageMagick made no CMYK map: \(run.stderr)") }
+            let made = [UInt8](try Data(contentsOf: cmyk))
+            return [0xFF, 0xD8] + segments.flatMap { segment in
+                let length = segment.payload.count + 2
+                return [0xFF, segment.marker, UInt8(length >> 8), UInt8(length & 0xFF)] + segment.payload
+            } + made.dropFirst(2)
+        }
+        let rgb = PixelBuffer(width: mapWidth, height: mapHeight, channels: 3,
+                              pixels: samples.flatMap { [$0, UInt8(Int($0) * 3 / 4), UInt8(Int($0) / 2)] })
         return try JPEGEncoder(settings: settings).encode(rgb, quality: 90, settings: settings, segments: segments)
     }
 

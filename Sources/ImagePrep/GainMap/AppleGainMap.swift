@@ -51,10 +51,10 @@ enum AppleGainMap {
     /// An Apple map plane as a gain map, at half its stored size (a quarter of the picture's sides, as
     /// libultrahdr writes maps: Apple's half-size map at quality 85 was 40% of a 1 MB budget); nil
     /// when H ≤ 1 (nothing to keep) or unknown.
-    static func gainMap(plane: GrayPlane, headroom: Double?, origin: GainMapOrigin) -> GainMap? {
+    static func gainMap(plane: GainMapPlane, headroom: Double?, origin: GainMapOrigin) -> GainMap? {
         guard let headroom, headroom.isFinite, headroom > 1 else { return nil }
         let table = conversionTable(headroom: headroom)
-        let converted = GrayPlane(width: plane.width, height: plane.height, pixels: plane.pixels.map { table[Int($0)] })
+        let converted = GainMapPlane(width: plane.width, height: plane.height, pixels: plane.pixels.map { table[Int($0)] })
         let halved = converted.resized(width: max(1, (plane.width + 1) / 2), height: max(1, (plane.height + 1) / 2), threads: 1)
         return GainMap(plane: halved, metadata: metadata(headroom: headroom), origin: origin)
     }

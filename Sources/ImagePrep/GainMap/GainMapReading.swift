@@ -9,6 +9,10 @@ public struct GainMapReading: Sendable {
     public var headroom: Double?
     /// The map's size as stored, when known.
     public var storedSize: (width: Int, height: Int)?
+    /// The map image's channels as stored (1 grey, 3 colour), when known.
+    public var storedChannels: Int?
+    /// Whether the values differ from channel to channel (three sets, red, green and blue).
+    public var perChannelValues = false
     /// Why the map cannot be carried, naming the value or structure at fault: the map is left out.
     public var problem: String?
     /// Whether everything the map's own image states was read and agrees (its XMP and its ISO block

@@ -11,7 +11,8 @@ enum GainMapXMP {
     /// optional ones, checked (`GainMapMetadata.validated`); nil when the packet says nothing of `hdrgm`.
     /// What libultrahdr would refuse is a problem too: a packet that is not well-formed XML or declares
     /// entities, a Version other than 1.0, a missing GainMapMax or HDRCapacityMax, a value that is not a
-    /// plain decimal number, per-channel sequences (imgprep carries grey maps), an HDR base rendition.
+    /// plain decimal number, an HDR base rendition. A per-channel value is an `rdf:Seq` of three (red,
+    /// green, blue); any other count, or a sequence where the format allows one value, is a problem.
     static func metadata(in packet: [UInt8]) -> Result<GainMapMetadata, GainMapProblem>? {
         guard GainMapClaims.mentionsHDRGainMap(packet) else { return nil }
         if containsBytes(packet, Array("<!ENTITY".utf8)) || containsBytes(packet, Array("<!DOCTYPE".utf8)) {
@@ -21,22 +22,45 @@ enum GainMapXMP {
         do { elements = try XMPScanner.elements(of: packet) } catch {
             return .failure(GainMapProblem("its XMP cannot be read (\(error))"))
         }
+        func texts(_ name: String) -> [String]? {
+            XMPValues.values(name, namespace: namespace, in: elements, packet: packet)?
+                .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        }
         func text(_ name: String) -> Result<String?, GainMapProblem> {
-            guard let values = XMPValues.values(name, namespace: namespace, in: elements, packet: packet) else { return .success(nil) }
+            guard let values = texts(name) else { return .success(nil) }
             guard values.count == 1 else {
-                return .failure(GainMapProblem("hdrgm:\(name) holds \(values.count) values (a per-channel map; imgprep carries grey maps)"))
+                return .failure(GainMapProblem("hdrgm:\(name) holds \(values.count) values (it has one for the whole map)"))
             }
-            return .success(values[0].trimmingCharacters(in: .whitespacesAndNewlines))
+            return .success(values[0])
+        }
+        func parsed(_ name: String, _ value: String) -> Result<Double, GainMapProblem> {
+            XMPValues.decimal(value).map { .success($0) }
+                ?? .failure(GainMapProblem("hdrgm:\(name) \"\(String(value.prefix(40)))\" is not a number"))
         }
         func number(_ name: String, default fallback: Double?) -> Result<Double, GainMapProblem> {
             switch text(name) {
             case .failure(let problem): return .failure(problem)
             case .success(nil):
                 return fallback.map { .success($0) } ?? .failure(GainMapProblem("hdrgm:\(name) is missing"))
-            case .success(let value?):
-                return XMPValues.decimal(value).map { .success($0) }
-                    ?? .failure(GainMapProblem("hdrgm:\(name) \"\(String(value.prefix(40)))\" is not a number"))
+            case .success(let value?): return parsed(name, value)
             }
+        }
+        /// A channel value: one for every channel, or a sequence of three.
+        func numbers(_ name: String, default fallback: Double?) -> Result<[Double], GainMapProblem> {
+            guard let values = texts(name) else {
+                return fallback.map { .success([$0]) } ?? .failure(GainMapProblem("hdrgm:\(name) is missing"))
+            }
+            guard values.count == 1 || values.count == 3 else {
+                return .failure(GainMapProblem("hdrgm:\(name) holds \(values.count) values (one, or three for red, green and blue)"))
+            }
+            var numbers: [Double] = []
+            for value in values {
+                switch parsed(name, value) {
+                case .success(let number): numbers.append(number)
+                case .failure(let problem): return .failure(problem)
+                }
+            }
+            return .success(numbers)
         }
         switch text("Version") {
         case .failure(let problem): return .failure(problem)
@@ -51,31 +75,48 @@ enum GainMapXMP {
         case .success(let other?): return .failure(GainMapProblem("hdrgm:BaseRenditionIsHDR is \"\(String(other.prefix(40)))\""))
         }
         do throws(GainMapProblem) {
-            let metadata = GainMapMetadata(
-                gainMapMin: try number("GainMapMin", default: 0).get(), gainMapMax: try number("GainMapMax", default: nil).get(),
-                gamma: try number("Gamma", default: 1).get(), offsetSDR: try number("OffsetSDR", default: 1.0 / 64).get(),
-                offsetHDR: try number("OffsetHDR", default: 1.0 / 64).get(),
-                hdrCapacityMin: try number("HDRCapacityMin", default: 0).get(),
-                hdrCapacityMax: try number("HDRCapacityMax", default: nil).get())
+            let perChannel = [try numbers("GainMapMin", default: 0).get(), try numbers("GainMapMax", default: nil).get(),
+                              try numbers("Gamma", default: 1).get(), try numbers("OffsetSDR", default: 1.0 / 64).get(),
+                              try numbers("OffsetHDR", default: 1.0 / 64).get()]
+            let count = perChannel.map(\.count).max() ?? 1
+            let channels = (0..<count).map { index in
+                let value = { (values: [Double]) in values.count == 1 ? values[0] : values[index] }
+                return GainMapChannelValues(gainMapMin: value(perChannel[0]), gainMapMax: value(perChannel[1]),
+                                            gamma: value(perChannel[2]), offsetSDR: value(perChannel[3]),
+                                            offsetHDR: value(perChannel[4]))
+            }
+            let metadata = GainMapMetadata(channels: channels, hdrCapacityMin: try number("HDRCapacityMin", default: 0).get(),
+                                           hdrCapacityMax: try number("HDRCapacityMax", default: nil).get())
             return metadata.validated()
         } catch {
             return .failure(error)
         }
     }
 
-    /// The gain-map image's packet: every value, as libultrahdr writes it.
+    /// The gain-map image's packet: every value, as libultrahdr writes it; per-channel values as
+    /// `rdf:Seq` elements of three, as the Adobe specification writes them.
     static func mapPacket(_ metadata: GainMapMetadata) -> [UInt8] {
-        let values = [("GainMapMin", metadata.gainMapMin), ("GainMapMax", metadata.gainMapMax), ("Gamma", metadata.gamma),
-                      ("OffsetSDR", metadata.offsetSDR), ("OffsetHDR", metadata.offsetHDR),
-                      ("HDRCapacityMin", metadata.hdrCapacityMin), ("HDRCapacityMax", metadata.hdrCapacityMax)]
-        let attributes = values.map { "\n      hdrgm:\($0.0)=\"\(decimal($0.1))\"" }.joined()
+        let capacities = [("HDRCapacityMin", metadata.hdrCapacityMin), ("HDRCapacityMax", metadata.hdrCapacityMax)]
+        var attributes = [(String, Double)]()
+        var elements = ""
+        if metadata.isPerChannel {
+            for (index, (name, _)) in metadata.channels[0].named.enumerated() {
+                let items = metadata.channels.map { "\n          <rdf:li>\(decimal($0.named[index].1))</rdf:li>" }.joined()
+                elements += "\n      <hdrgm:\(name)>\n        <rdf:Seq>\(items)\n        </rdf:Seq>\n      </hdrgm:\(name)>"
+            }
+        } else {
+            attributes = metadata.channels[0].named
+        }
+        attributes += capacities
+        let written = attributes.map { "\n      hdrgm:\($0.0)=\"\(decimal($0.1))\"" }.joined()
+        let close = elements.isEmpty ? "/>" : ">\(elements)\n    </rdf:Description>"
         return Array(("""
             <x:xmpmeta xmlns:x="adobe:ns:meta/">
               <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
                 <rdf:Description rdf:about=""
                   xmlns:hdrgm="\(namespace)"
-                  hdrgm:Version="1.0"\(attributes)
-                  hdrgm:BaseRenditionIsHDR="False"/>
+                  hdrgm:Version="1.0"\(written)
+                  hdrgm:BaseRenditionIsHDR="False"\(close)
               </rdf:RDF>
             </x:xmpmeta>
             """).utf8)

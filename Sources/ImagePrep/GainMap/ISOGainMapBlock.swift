@@ -17,8 +17,8 @@ enum ISOGainMapBlock {
     /// The values of a full block (after the header), checked (`GainMapMetadata.validated`); nil for a
     /// payload that is not an ISO 21496-1 block or is the version-only block. A block this reader cannot
     /// follow is a problem, not a silent miss, since readers that prefer ISO to XMP (libultrahdr) would
-    /// refuse the file: a minimum version other than 0, the backward direction, per-channel values
-    /// (imgprep carries grey maps), a zero denominator, a length other than the flags say.
+    /// refuse the file: a minimum version other than 0, the backward direction, a zero denominator, a
+    /// length other than the flags say. The multichannel flag means three sets of channel values.
     static func metadata(in payload: [UInt8]) -> Result<GainMapMetadata, GainMapProblem>? {
         guard payload.starts(with: header), payload.count > versionPayload.count else { return nil }
         var reader = BigEndianReader(Array(payload.dropFirst(header.count)))
@@ -29,43 +29,53 @@ enum ISOGainMapBlock {
         guard flags & backwardDirection == 0 else {
             return .failure(GainMapProblem("its ISO 21496-1 block maps from HDR to SDR (not supported)"))
         }
-        guard flags & multiChannel == 0 else {
-            return .failure(GainMapProblem("its ISO 21496-1 block has per-channel values (imgprep carries grey maps)"))
-        }
-        let names = ["base headroom", "alternate headroom", "gain map min", "gain map max", "gamma", "base offset", "alternate offset"]
-        let signed = [false, false, true, true, false, true, true]
-        var fractions: [Double] = []
+        let channelCount = flags & multiChannel != 0 ? 3 : 1
+        let shortBlock = GainMapProblem("its ISO 21496-1 block is cut short")
+        var headrooms: [Double] = []
+        var channels: [GainMapChannelValues] = []
         if flags & commonDenominator != 0 {
-            guard let denominator = reader.u32(), let base = reader.u32(), let alternate = reader.u32(),
-                  let minimum = reader.s32(), let maximum = reader.s32(), let gamma = reader.u32(),
-                  let baseOffset = reader.s32(), let alternateOffset = reader.s32() else {
-                return .failure(GainMapProblem("its ISO 21496-1 block is cut short"))
-            }
+            guard let denominator = reader.u32(), let base = reader.u32(), let alternate = reader.u32() else { return .failure(shortBlock) }
             guard denominator != 0 else { return .failure(GainMapProblem("its ISO 21496-1 block has a zero denominator")) }
-            fractions = [Double(base), Double(alternate), Double(minimum), Double(maximum), Double(gamma),
-                         Double(baseOffset), Double(alternateOffset)].map { $0 / Double(denominator) }
+            let d = Double(denominator)
+            headrooms = [Double(base) / d, Double(alternate) / d]
+            for _ in 0..<channelCount {
+                guard let minimum = reader.s32(), let maximum = reader.s32(), let gamma = reader.u32(),
+                      let baseOffset = reader.s32(), let alternateOffset = reader.s32() else { return .failure(shortBlock) }
+                channels.append(GainMapChannelValues(gainMapMin: Double(minimum) / d, gainMapMax: Double(maximum) / d,
+                                                     gamma: Double(gamma) / d, offsetSDR: Double(baseOffset) / d,
+                                                     offsetHDR: Double(alternateOffset) / d))
+            }
         } else {
-            for (name, isSigned) in zip(names, signed) {
-                guard let numerator = isSigned ? reader.s32().map(Double.init) : reader.u32().map(Double.init),
-                      let denominator = reader.u32() else {
-                    return .failure(GainMapProblem("its ISO 21496-1 block is cut short"))
-                }
+            func fraction(_ name: String, signed: Bool) -> Result<Double, GainMapProblem> {
+                guard let numerator = signed ? reader.s32().map(Double.init) : reader.u32().map(Double.init),
+                      let denominator = reader.u32() else { return .failure(shortBlock) }
                 guard denominator != 0 else { return .failure(GainMapProblem("its ISO 21496-1 \(name) has a zero denominator")) }
-                fractions.append(numerator / Double(denominator))
+                return .success(numerator / Double(denominator))
+            }
+            do throws(GainMapProblem) {
+                headrooms = [try fraction("base headroom", signed: false).get(), try fraction("alternate headroom", signed: false).get()]
+                for _ in 0..<channelCount {
+                    channels.append(GainMapChannelValues(
+                        gainMapMin: try fraction("gain map min", signed: true).get(),
+                        gainMapMax: try fraction("gain map max", signed: true).get(),
+                        gamma: try fraction("gamma", signed: false).get(),
+                        offsetSDR: try fraction("base offset", signed: true).get(),
+                        offsetHDR: try fraction("alternate offset", signed: true).get()))
+                }
+            } catch {
+                return .failure(error)
             }
         }
         guard reader.isAtEnd else {
             return .failure(GainMapProblem("its ISO 21496-1 block has \(reader.remaining) bytes more than its flags say"))
         }
-        let metadata = GainMapMetadata(gainMapMin: fractions[2], gainMapMax: fractions[3], gamma: fractions[4],
-                                       offsetSDR: fractions[5], offsetHDR: fractions[6],
-                                       hdrCapacityMin: fractions[0], hdrCapacityMax: fractions[1])
-        return metadata.validated()
+        return GainMapMetadata(channels: channels, hdrCapacityMin: headrooms[0], hdrCapacityMax: headrooms[1]).validated()
     }
 
-    /// The full block, in the explicit form (a denominator per value: libavif misreads the common one).
+    /// The full block, in the explicit form (a denominator per value: libavif misreads the common one),
+    /// with three sets of channel values behind the multichannel flag for a per-channel map.
     static func payload(_ metadata: GainMapMetadata) -> [UInt8] {
-        var bytes = header + [0, 0, 0, 0, useBaseColorSpace]
+        var bytes = header + [0, 0, 0, 0, useBaseColorSpace | (metadata.isPerChannel ? multiChannel : 0)]
         func signed(_ value: Double) {
             let (numerator, denominator) = fraction(value)
             bytes += bigEndian(UInt32(bitPattern: numerator)) + bigEndian(denominator)
@@ -73,11 +83,13 @@ enum ISOGainMapBlock {
         func unsigned(_ value: Double) { signed(max(0, value)) }   // a non-negative Int32 reads the same as UInt32
         unsigned(metadata.hdrCapacityMin)
         unsigned(metadata.hdrCapacityMax)
-        signed(metadata.gainMapMin)
-        signed(metadata.gainMapMax)
-        unsigned(metadata.gamma)
-        signed(metadata.offsetSDR)
-        signed(metadata.offsetHDR)
+        for channel in metadata.channels {
+            signed(channel.gainMapMin)
+            signed(channel.gainMapMax)
+            unsigned(channel.gamma)
+            signed(channel.offsetSDR)
+            signed(channel.offsetHDR)
+        }
         return bytes
     }
 

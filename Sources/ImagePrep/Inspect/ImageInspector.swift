@@ -64,11 +64,17 @@ public struct GainMapSummary: Sendable, Codable, Equatable {
     /// How much brighter than SDR white the HDR rendition gets, as a factor (nil when the file does not say).
     public var headroom: Double?
     public var headroomStops: Double? { headroom.map { log2($0) } }
+    /// 1 for a grey map, 3 for a colour one, when known.
+    public var channels: Int?
+    /// Whether red, green and blue each have values of their own.
+    public var perChannelValues: Bool
 
     init(_ reading: GainMapReading, origin: GainMapOrigin, bytes: Int?) {
         kind = origin.rawValue
         width = reading.storedSize?.width
         height = reading.storedSize?.height
+        channels = reading.storedChannels
+        perChannelValues = reading.perChannelValues
         self.bytes = bytes
         headroom = reading.headroom
     }
@@ -77,6 +83,12 @@ public struct GainMapSummary: Sendable, Codable, Equatable {
     public var text: String {
         var parts = [kind]
         if let width, let height { parts.append("\(width)x\(height)") }
+        switch channels {
+        case 1: parts.append("grey")
+        case 3: parts.append("colour")
+        default: break
+        }
+        if perChannelValues { parts.append("values per channel") }
         if let bytes { parts.append("\(bytes) bytes") }
         if let headroom, let stops = headroomStops {
             let factor = String(format: "%.2f", headroom), inStops = String(format: "%.2f", stops)

@@ -100,7 +100,7 @@ public enum ImagePipeline {
         }
         // The gain map takes the picture's turns and resizes; it stays in the base picture's colours.
         let gainMap = decoded.gainMap.gainMap.map {
-            GainMap(plane: $0.plane.oriented(decoded.orientation), metadata: $0.metadata, origin: $0.origin)
+            $0.oriented(decoded.orientation)
                 .scaled(from: upright, to: (picture.width, picture.height), threads: threads)
         }
         decoded.warnings += GainMapPlan.notes(decoded.gainMap, written: gainMap != nil, settings: settings)

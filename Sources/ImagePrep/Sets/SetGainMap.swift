@@ -8,7 +8,7 @@ struct SetGainMap {
 
     init?(_ decoded: DecodedImage, upright: (width: Int, height: Int)) {
         guard let source = decoded.gainMap.gainMap, upright.width > 0, upright.height > 0 else { return nil }
-        map = GainMap(plane: source.plane.oriented(decoded.orientation), metadata: source.metadata, origin: source.origin)
+        map = source.oriented(decoded.orientation)
         self.upright = upright
     }
 
@@ -23,8 +23,8 @@ struct SetGainMap {
             // A map is often a quarter of the picture's sides; its window is at least one pixel.
             let plane = map.plane
             let window = SetPipeline.pixelWindow(plan.window, upright: upright, width: plane.width, height: plane.height)
-            windowed.plane = GrayPlane(width: window.width, height: window.height,
-                                       pixels: SetPipeline.cropped(plane.pixels, width: plane.width, channels: 1, to: window))
+            windowed.plane = GainMapPlane(width: window.width, height: window.height, channels: plane.channels,
+                                          pixels: SetPipeline.cropped(plane.pixels, width: plane.width, channels: plane.channels, to: window))
         }
         let windowSize = whole ? upright : (plan.window.width, plan.window.height)
         // The map keeps its own resolution relative to the picture (see GainMap.scaled).

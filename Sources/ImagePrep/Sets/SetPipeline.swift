@@ -231,7 +231,7 @@ enum SetPipeline {
                     pixels: cropped(image.pixels, width: image.width, channels: image.channels, to: window))
     }
 
-    /// The window's rows of interleaved samples `width` pixels wide (a picture's, or a grey gain map's).
+    /// The window's rows of interleaved samples `width` pixels wide (a picture's, or a gain map's).
     static func cropped(_ pixels: [UInt8], width: Int, channels: Int, to window: CropWindow) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(window.width * window.height * channels)

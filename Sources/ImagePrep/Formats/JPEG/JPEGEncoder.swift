@@ -86,9 +86,16 @@ public struct JPEGEncoder: ImageEncoding {
         }
     }
 
-    /// Encodes one grey plane as a one-component JPEG (HDR gain maps).
-    public func encode(_ plane: GrayPlane, quality: Int, settings: JPEGSettings, segments: [JPEGSegment] = []) throws -> [UInt8] {
-        try Self.run(quality: quality, settings: settings, segments: segments) { options, cSegments, output, outputSize, err, errlen in
+    /// Encodes an HDR gain map: a grey plane as a one-component JPEG, a colour one as 4:4:4 Y'CbCr (each
+    /// channel is a gain of its own, so none is subsampled; libultrahdr writes colour maps the same way).
+    public func encode(_ plane: GainMapPlane, quality: Int, settings: JPEGSettings, segments: [JPEGSegment] = []) throws -> [UInt8] {
+        if plane.channels == 3 {
+            var full = settings
+            full.subsampling = .s444
+            return try encode(PixelBuffer(width: plane.width, height: plane.height, channels: 3, pixels: plane.pixels),
+                              quality: quality, settings: full, segments: segments)
+        }
+        return try Self.run(quality: quality, settings: settings, segments: segments) { options, cSegments, output, outputSize, err, errlen in
             plane.pixels.withUnsafeBufferPointer { samples in
                 cic_jpeg_encode_gray(samples.baseAddress, Int32(plane.width), Int32(plane.height), plane.width,
                                      options, cSegments, cSegments.count, &output, &outputSize, err, errlen)

@@ -55,11 +55,7 @@ enum JPEGInput {
                 var output = OutputMetadata.prepare(readable, for: JPEGEncoder(), width: upright.width, height: upright.height,
                                                     settings: settings, warnings: &warnings)
                 // The map turned by the same transform, re-encoded at the map's own quality.
-                let map = try gainMap.gainMap.map { found in
-                    var turned = found
-                    turned.plane = found.plane.oriented(orientation)
-                    return try UltraHDRContainer.encodeMap(turned)
-                }
+                let map = try gainMap.gainMap.map { try UltraHDRContainer.encodeMap($0.oriented(orientation)) }
                 if let map {
                     output = UltraHDRContainer.primaryMetadata(output, mapLength: map.count)
                 } else {

@@ -6,6 +6,12 @@ public enum JPEGMarkers {
     /// in file order) and the comments (COM) found between SOI and the first SOS. A profile whose chunks
     /// are missing or inconsistent, or that ICCProfileCheck refuses, is dropped with a warning. Never traps, whatever the bytes.
     public static func metadata(in jpeg: [UInt8]) -> (ImageMetadata, warnings: [String]) {
+        metadata(in: jpeg, profileModels: nil)
+    }
+
+    /// - Parameter profileModels: what the ICC profile must describe, when not the pixels (a gain map's
+    ///   profile describes the HDR rendition: RGB).
+    static func metadata(in jpeg: [UInt8], profileModels: [ICCColourModel]?) -> (ImageMetadata, warnings: [String]) {
         var metadata = ImageMetadata()
         var iccChunks: [ICCChunk] = []
         var extendedChunks: [ExtendedXMP.Chunk] = []
@@ -48,7 +54,7 @@ public enum JPEGMarkers {
         metadata.uncarriedSegments = Self.counted(uncarried)
         if !iccChunks.isEmpty {
             switch ICCChunk.reassemble(iccChunks) {
-            case .success(let profile): metadata.setICC(profile, for: colourModels(components: components), warnings: &warnings)
+            case .success(let profile): metadata.setICC(profile, for: profileModels ?? colourModels(components: components), warnings: &warnings)
             case .failure(let problem): metadata.dropICC(because: problem.reason, warnings: &warnings)
             }
         }

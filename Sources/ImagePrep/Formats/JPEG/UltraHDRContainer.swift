@@ -1,7 +1,8 @@
 /// Writes Ultra HDR JPEG (v1.1) the way libultrahdr lays it out: the primary image with the `hdrgm`
 /// XMP (version and GContainer directory), the ISO 21496-1 version block and an MPF index in APP2,
-/// then the gain-map JPEG: grey, with the `hdrgm` XMP and the full ISO 21496-1 block holding the same
-/// values, and no ICC profile.
+/// then the gain-map JPEG (grey, or 4:4:4 colour for a colour map), with the `hdrgm` XMP and the full
+/// ISO 21496-1 block holding the same values, and the ICC profile of the HDR rendition where the source's
+/// map had one (without it, libultrahdr would show the HDR rendition in another colour space).
 enum UltraHDRContainer {
     /// The gain map's own JPEG quality, fixed so the map never decides the search: libultrahdr's default.
     static let mapQuality = 85
@@ -12,6 +13,7 @@ enum UltraHDRContainer {
         settings.writeJFIF = false
         let segments = [JPEGSegment(marker: JPEGSegment.app1, payload: JPEGSegment.xmpHeader + GainMapXMP.mapPacket(map.metadata)),
                         JPEGSegment(marker: JPEGSegment.app2, payload: ISOGainMapBlock.payload(map.metadata))]
+            + (map.alternateICC.map(JPEGSegment.iccSegments) ?? [])
         return try JPEGEncoder(settings: settings).encode(map.plane, quality: mapQuality, settings: settings, segments: segments)
     }
 

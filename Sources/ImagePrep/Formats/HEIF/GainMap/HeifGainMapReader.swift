@@ -46,7 +46,7 @@ enum HeifGainMapReader {
     }
 
     /// Apple's map as stored (its own transforms applied, not the primary's; not converted), for checks.
-    static func storedAppleMap(_ file: [UInt8]) throws -> GrayPlane? {
+    static func storedAppleMap(_ file: [UInt8]) throws -> GainMapPlane? {
         let context = try HeifContext(file, threads: 1)
         let primary = try context.primaryImage()
         defer { heif_image_handle_release(primary) }
@@ -75,7 +75,7 @@ enum HeifGainMapReader {
     }
 
     /// The map as libheif decodes it: its own transforms applied, not the primary's; not converted.
-    static func grey(_ handle: OpaquePointer) throws -> GrayPlane {
+    static func grey(_ handle: OpaquePointer) throws -> GainMapPlane {
         var image: OpaquePointer?
         // libheif 1.15 hands out RGB whatever is asked; through RGB the map's range (full or limited)
         // is applied as for any picture, and its grey samples come out equal in R, G and B.
@@ -100,7 +100,7 @@ enum HeifGainMapReader {
                     : UInt8((min(Int(row.loadUnaligned(fromByteOffset: 2 * x, as: UInt16.self)), maxValue) * 255 + maxValue / 2) / maxValue)
             }
         }
-        return GrayPlane(width: width, height: height, pixels: pixels)
+        return GainMapPlane(width: width, height: height, pixels: pixels)
     }
 }
 

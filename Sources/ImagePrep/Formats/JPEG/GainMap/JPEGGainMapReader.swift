@@ -11,7 +11,10 @@ enum JPEGGainMapReader {
             guard let statements = MapImageStatements(image) else { continue }
             var reading = GainMapReading(origin: statements.origin)
             let layout = try? JPEGDecoder.layout(of: image)
-            if let layout { reading.storedSize = (layout.width, layout.height) }
+            if let layout {
+                reading.storedSize = (layout.width, layout.height)
+                reading.storedChannels = layout.components
+            }
             var values: Result<GainMapMetadata, GainMapProblem>?
             var appleHeadroom: Result<Double, GainMapProblem>?
             if statements.origin == .appleMPF {
@@ -20,17 +23,27 @@ enum JPEGGainMapReader {
                 values = statements.values()
             }
             switch (values, appleHeadroom) {
-            case (.success(let metadata)?, _): reading.headroom = metadata.headroom
+            case (.success(let metadata)?, _):
+                reading.headroom = metadata.headroom
+                reading.perChannelValues = metadata.isPerChannel
             case (_, .success(let headroom)?): reading.headroom = headroom
             case (.failure(let problem)?, _), (_, .failure(let problem)?): reading.problem = problem.description
             default: break
             }
-            if reading.problem == nil, let layout, layout.components != 1 {
-                reading.problem = "the gain map has \(layout.components) colour channels (imgprep carries grey maps)"
+            if reading.problem == nil, let layout, let problem = Self.channelProblem(layout.components, origin: statements.origin) {
+                reading.problem = problem
+            }
+            // ISO 21496-1's channel count is the map's: readers differ on three sets of values for a grey
+            // map (libultrahdr uses the first alone), so it is refused rather than guessed.
+            if reading.problem == nil, reading.perChannelValues, layout?.components == 1 {
+                reading.problem = "it states values for three channels, but the map image is grey"
             }
             if reading.problem == nil, layout == nil { reading.problem = "the gain map's JPEG header cannot be read" }
             if reading.problem != nil { reading.headroom = nil }
-            reading.statementsAreClean = reading.problem == nil && statements.areClean
+            // Per-channel values leave as imgprep writes them (in the ISO block too): libultrahdr reads them
+            // from the ISO block only.
+            let perChannelAsWritten = !reading.perChannelValues || statements.iso != nil
+            reading.statementsAreClean = reading.problem == nil && statements.areClean && perChannelAsWritten
             guard decodes, reading.problem == nil else { return reading }
             // A map is never larger than its picture: anything else is refused before decoding (bombs).
             let primary = try? JPEGDecoder.dimensions(of: file)
@@ -39,10 +52,13 @@ enum JPEGGainMapReader {
                 return reading
             }
             do {
-                let plane = try grey(image)
+                let plane = try samples(image)
                 switch (values, appleHeadroom) {
                 case (.success(let metadata)?, _):
-                    reading.gainMap = GainMap(plane: plane, metadata: metadata, origin: statements.origin)
+                    let (own, warnings) = JPEGMarkers.metadata(in: image, profileModels: [.rgb])
+                    reading.warnings += warnings.map { "the gain map's \($0)" }
+                    reading.gainMap = GainMap(plane: plane,
+                                              metadata: metadata, origin: statements.origin, alternateICC: own.icc)
                 case (_, .success(let headroom)?):
                     reading.gainMap = AppleGainMap.gainMap(plane: plane, headroom: headroom, origin: statements.origin)
                 default: break
@@ -57,14 +73,29 @@ enum JPEGGainMapReader {
         return none
     }
 
-    /// The first channel of the decode: the grey samples of a one-component JPEG.
-    static func grey(_ jpeg: [UInt8]) throws -> GrayPlane {
+    /// Why a map image of `components` channels cannot be carried: Ultra HDR and ISO 21496-1 maps are
+    /// grey or colour (red, green, blue); Apple's are grey.
+    static func channelProblem(_ components: Int, origin: GainMapOrigin) -> String? {
+        switch (components, origin) {
+        case (1, _), (3, .ultraHDR), (3, .iso21496): nil
+        case (3, _): "the Apple gain map has 3 colour channels (its format has one)"
+        case (4, _): "the gain map is a CMYK image"
+        default: "the gain map has \(components) channels (a gain map has one, or three for red, green and blue)"
+        }
+    }
+
+    /// The map's samples: grey for a one-component JPEG, red, green and blue for a three-component one.
+    static func samples(_ jpeg: [UInt8]) throws -> GainMapPlane {
+        let layout = try JPEGDecoder.layout(of: jpeg)
         let decoded = try JPEGDecoder.decode(jpeg)
+        if layout.components == 3 {
+            return GainMapPlane(width: decoded.width, height: decoded.height, channels: 3, pixels: decoded.pixels)
+        }
         var samples = [UInt8](repeating: 0, count: decoded.width * decoded.height)
         decoded.pixels.withUnsafeBufferPointer { rgb in
             for index in samples.indices { samples[index] = rgb[index * 3 + 1] }
         }
-        return GrayPlane(width: decoded.width, height: decoded.height, pixels: samples)
+        return GainMapPlane(width: decoded.width, height: decoded.height, pixels: samples)
     }
 }
 
