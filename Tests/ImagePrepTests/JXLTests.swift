@@ -290,6 +290,58 @@ struct JXLCorpusTests {
         }
     }
 
+    /// iPhone photos in Display P3: a lossy JPEG XL states D65 white and P3 primaries (jxlinfo), not the
+    /// values libjxl 0.7 derives from Apple's profile (white near 0.278, 0.296; cjxl writes those too),
+    /// and its colours, decoded by djxl and taken to sRGB by libvips, match imgprep's PNG taken to sRGB.
+    /// Lossless keeps the profile itself.
+    @Test(arguments: ["heic/immich__IMG_2682.heic", "heic/nuke__img_751.heic", "heic/oiio__IMG_7702_small.heic"])
+    func displayP3StaysP3(_ photo: String) throws {
+        let source = try #require(TestSupport.corpus).appendingPathComponent(photo).path
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let output = dir.appendingPathComponent("out.jxl").path, png = dir.appendingPathComponent("out.png").path
+        for (arguments, path) in [(["--to", "jxl"], output), (["--to", "png"], png)] {
+            let run = try TestSupport.imgprep(["convert", source, "--max-dimension", "512", "-o", path] + arguments)
+            try #require(run.status == 0, "\(photo): \(run.stderr)")
+        }
+        let info = try TestSupport.run("jxlinfo", [output]).stdout
+        #expect(info.contains("Color space: RGB, D65, P3 primaries, sRGB transfer function"), "\(photo): \(info)")
+        let decoded = dir.appendingPathComponent("djxl.png").path
+        #expect(try TestSupport.run("djxl", [output, decoded]).status == 0)
+        func inSRGB(_ path: String) throws -> PixelBuffer {
+            let converted = path + ".srgb.png"
+            let run = try TestSupport.run("vips", ["icc_transform", path, converted, "srgb"])
+            try #require(run.status == 0, "vips: \(run.stderr)")
+            return try TestSupport.decode(converted)
+        }
+        let psnr = TestSupport.psnr(try inSRGB(decoded), try inSRGB(png))
+        #expect(psnr > 33, "\(photo): \(psnr) dB against the PNG, both in sRGB")
+        let lossless = dir.appendingPathComponent("lossless.jxl").path
+        let run = try TestSupport.imgprep(["convert", source, "--max-dimension", "128", "--lossless", "--to", "jxl", "-o", lossless])
+        try #require(run.status == 0, "\(run.stderr)")
+        #expect(try TestSupport.run("jxlinfo", [lossless]).stdout.contains("-byte ICC profile"), "\(photo): lossless keeps the profile")
+    }
+
+    /// HEICs with an alpha channel keep it in JPEG XL: jxlinfo says RGBA and djxl's alpha is imgprep's PNG's.
+    @Test(arguments: ["heic/libheif__with-alpha-512x512.heic", "heic/pillow_heif__RGBA_10__29x100.heif", "heic/pillow_heif__LA_8__29x100.heif"])
+    func alphaStays(_ photo: String) throws {
+        let source = try #require(TestSupport.corpus).appendingPathComponent(photo).path
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let output = dir.appendingPathComponent("out.jxl").path, png = dir.appendingPathComponent("out.png").path
+        for (arguments, path) in [(["--to", "jxl"], output), (["--to", "png"], png)] {
+            let run = try TestSupport.imgprep(["convert", source, "-o", path] + arguments)
+            try #require(run.status == 0, "\(photo): \(run.stderr)")
+        }
+        let info = try TestSupport.run("jxlinfo", [output]).stdout
+        #expect(info.contains("8-bit RGBA"), "\(photo): \(info)")
+        let decoded = try JXLTests.djxl(output, in: dir), reference = try TestSupport.decode(png)
+        try #require(decoded.channels == 4 && reference.channels == 4 && decoded.pixels.count == reference.pixels.count, "\(photo)")
+        let alphaError = stride(from: 3, to: decoded.pixels.count, by: 4).map { abs(Int(decoded.pixels[$0]) - Int(reference.pixels[$0])) }
+        #expect(Double(alphaError.reduce(0, +)) / Double(alphaError.count) <= 2, "\(photo): alpha differs")
+        #expect(reference.pixels.enumerated().contains { $0.offset % 4 == 3 && $0.element < 250 }, "\(photo): the reference has transparent pixels")
+    }
+
     /// A gain-map photo written as JPEG XL warns that the map is dropped.
     @Test func gainMapInputWarns() throws {
         let corpus = try #require(TestSupport.corpus)

@@ -4,7 +4,8 @@ import Foundation
 /// Encodes RGB or RGBA pixels to JPEG XL with libjxl: lossy (XYB, at the butteraugli distance cjxl 0.7
 /// gives `--quality`) or, with `--lossless`, exact pixels. EXIF goes in an `Exif` box (after the 4-byte
 /// TIFF-header offset, 0) and XMP in an `xml ` box, both uncompressed: exiftool 12.57 cannot read `brob`
-/// boxes. The ICC profile goes in the codestream (none: the pixels are declared sRGB).
+/// boxes. Colours: lossy, a profile that a colour encoding describes is stated as that encoding (see
+/// JXLColourEncoding); otherwise the ICC profile goes in the codestream (none: the pixels are declared sRGB).
 public struct JXLEncoder: ImageEncoding {
     public var lossless: Bool
     /// libjxl's effort (1 fastest ... 9 smallest).
@@ -58,7 +59,10 @@ public struct JXLEncoder: ImageEncoding {
         }
         info.uses_original_profile = exactly ? JXL_TRUE : JXL_FALSE
         try handle.check(JxlEncoderSetBasicInfo(encoder, &info), "cannot set the picture's size")
-        if let icc = metadata.icc, !icc.isEmpty {
+        if let icc = metadata.icc, !icc.isEmpty, !exactly, let colorimetry = ProfileColorimetry.of(icc) {
+            var colour = colorimetry.jxlEncoding
+            try handle.check(JxlEncoderSetColorEncoding(encoder, &colour), "cannot declare the profile's colours")
+        } else if let icc = metadata.icc, !icc.isEmpty {
             try icc.withUnsafeBufferPointer { try handle.check(JxlEncoderSetICCProfile(encoder, $0.baseAddress, $0.count), "cannot add the ICC profile") }
         } else {
             var colour = JxlColorEncoding()
