@@ -290,6 +290,16 @@ struct JXLCorpusTests {
         }
     }
 
+    /// `source` converted to JPEG XL and to PNG (the reference) with the same options.
+    static func jxlAndPNG(_ source: String, in dir: URL, _ options: [String] = []) throws -> (jxl: String, png: String) {
+        let jxl = dir.appendingPathComponent("out.jxl").path, png = dir.appendingPathComponent("out.png").path
+        for (format, path) in [("jxl", jxl), ("png", png)] {
+            let run = try TestSupport.imgprep(["convert", source, "--to", format, "-o", path] + options)
+            try #require(run.status == 0, "\(source): \(run.stderr)")
+        }
+        return (jxl, png)
+    }
+
     /// iPhone photos in Display P3: a lossy JPEG XL states D65 white and P3 primaries (jxlinfo), not the
     /// values libjxl 0.7 derives from Apple's profile (white near 0.278, 0.296; cjxl writes those too),
     /// and its colours, decoded by djxl and taken to sRGB by libvips, match imgprep's PNG taken to sRGB.
@@ -299,11 +309,7 @@ struct JXLCorpusTests {
         let source = try #require(TestSupport.corpus).appendingPathComponent(photo).path
         let dir = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let output = dir.appendingPathComponent("out.jxl").path, png = dir.appendingPathComponent("out.png").path
-        for (arguments, path) in [(["--to", "jxl"], output), (["--to", "png"], png)] {
-            let run = try TestSupport.imgprep(["convert", source, "--max-dimension", "512", "-o", path] + arguments)
-            try #require(run.status == 0, "\(photo): \(run.stderr)")
-        }
+        let (output, png) = try Self.jxlAndPNG(source, in: dir, ["--max-dimension", "512"])
         let info = try TestSupport.run("jxlinfo", [output]).stdout
         #expect(info.contains("Color space: RGB, D65, P3 primaries, sRGB transfer function"), "\(photo): \(info)")
         let decoded = dir.appendingPathComponent("djxl.png").path
@@ -328,11 +334,7 @@ struct JXLCorpusTests {
         let source = try #require(TestSupport.corpus).appendingPathComponent(photo).path
         let dir = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let output = dir.appendingPathComponent("out.jxl").path, png = dir.appendingPathComponent("out.png").path
-        for (arguments, path) in [(["--to", "jxl"], output), (["--to", "png"], png)] {
-            let run = try TestSupport.imgprep(["convert", source, "-o", path] + arguments)
-            try #require(run.status == 0, "\(photo): \(run.stderr)")
-        }
+        let (output, png) = try Self.jxlAndPNG(source, in: dir)
         let info = try TestSupport.run("jxlinfo", [output]).stdout
         #expect(info.contains("8-bit RGBA"), "\(photo): \(info)")
         let decoded = try JXLTests.djxl(output, in: dir), reference = try TestSupport.decode(png)
