@@ -2,7 +2,7 @@
 """Test helper: Ultra HDR JPEGs made by libultrahdr 1.4 (the imagecodecs wheel) from an HDR picture, and
 the comparison of two files' HDR renditions as libultrahdr decodes them.
 
-  ultrahdr_inputs.py make OUT.jpg --map colour|grey [--per-channel] [--width W --height H]
+  ultrahdr_inputs.py make OUT.jpg --map colour|grey [--per-channel] [--width W --height H] [--from-heic HDR.heic]
   ultrahdr_inputs.py compare INPUT.jpg OUTPUT.jpg [--rot K]
 
 make: a smooth HDR picture (linear light, SDR white = 1) whose colours brighten unequally, so libultrahdr
@@ -10,10 +10,15 @@ writes a colour (three-channel) gain map, as it does by default. --map grey re-e
 as one grey channel (its luma), keeping its ISO 21496-1 block: libultrahdr 1.4's API has no switch for a
 grey map. --per-channel gives each of red, green and blue values of its own in the ISO block (the
 multichannel flag and three sets: green and blue reach 0.8 and 0.6 of red's maximum boost).
+--from-heic takes the HDR picture from a BT.2020 PQ HEIC instead (decoded by pillow-heif at 16 bits, PQ
+to linear light with SDR white at 203 nits), encoded as BT.2100.
 
 compare: the median error in stops, over every channel of the pixels that are not black, between
 OUTPUT's HDR rendition and INPUT's turned by K quarter turns clockwise (EXIF orientation 6 is K=1) and
-area-averaged to OUTPUT's size. Prints JSON."""
+area-averaged to OUTPUT's size; and the same for the boost alone (the HDR rendition over the SDR one,
+both as libultrahdr decodes them, averaged in stops), which a resize in the SDR picture's own encoding
+(as imgprep, libvips and libultrahdr resize) leaves as it was on textured photos, where the rendition's
+linear-light average does not. Prints JSON."""
 import argparse, io, json, struct, sys
 import numpy as np
 import imagecodecs
@@ -109,8 +114,26 @@ def per_channel(payload):
     return out
 
 
+def pq_picture(path):
+    import pillow_heif
+    heif = pillow_heif.open_heif(path, convert_hdr_to_8bit=False)
+    nclx = heif.info.get('nclx_profile') or {}
+    if (nclx.get('color_primaries'), nclx.get('transfer_characteristics')) != (9, 16):
+        raise SystemExit('not a BT.2020 PQ picture')
+    encoded = np.asarray(heif, dtype=np.uint16)[..., :3].astype(np.float64) / 65535
+    m1, m2, c1, c2, c3 = 2610 / 16384, 2523 / 4096 * 128, 3424 / 4096, 2413 / 4096 * 32, 2392 / 4096 * 32
+    power = encoded ** (1 / m2)
+    nits = 10000 * (np.maximum(power - c1, 0) / (c2 - c3 * power)) ** (1 / m1)
+    image = np.ones(encoded.shape[:2] + (4,), np.float32)
+    image[..., :3] = nits / 203
+    return image.astype(np.float16)
+
+
 def make(args):
-    data = imagecodecs.ultrahdr_encode(hdr_picture(args.width, args.height))
+    if args.from_heic:
+        data = imagecodecs.ultrahdr_encode(pq_picture(args.from_heic), gamut=imagecodecs.ULTRAHDR.CG.BT_2100)
+    else:
+        data = imagecodecs.ultrahdr_encode(hdr_picture(args.width, args.height))
     if args.map == 'grey' or args.per_channel:
         primary, gain_map, index = split(data)
         rebuilt, metadata = [], []
@@ -156,16 +179,30 @@ def compare(args):
     if not imagecodecs.ultrahdr_check(output):
         print(json.dumps({'error': 'libultrahdr does not see an Ultra HDR image in the output'}))
         return 1
-    reference = imagecodecs.ultrahdr_decode(source, boost=10000.0)[..., :3].astype(np.float64)
-    measured = imagecodecs.ultrahdr_decode(output, boost=10000.0)[..., :3].astype(np.float64)
-    reference = np.rot90(reference, -args.rot)
+
+    def renditions(data):
+        """The HDR and SDR renditions in linear light, in the same (the HDR rendition's) colour space."""
+        hdr = imagecodecs.ultrahdr_decode(data, boost=10000.0)[..., :3].astype(np.float64)
+        sdr = imagecodecs.ultrahdr_decode(data, boost=1.0)[..., :3].astype(np.float64)
+        return hdr, sdr
+
+    reference, reference_sdr = (np.rot90(a, -args.rot) for a in renditions(source))
+    measured, measured_sdr = renditions(output)
+    reference_boost = np.log2(np.maximum(reference, 1e-4) / np.maximum(reference_sdr, 1e-4))
     if reference.shape[:2] != measured.shape[:2]:
         reference = area_resize(reference, measured.shape[0], measured.shape[1])
+        reference_sdr = area_resize(reference_sdr, measured.shape[0], measured.shape[1])
+        reference_boost = area_resize(reference_boost, measured.shape[0], measured.shape[1])
     mask = reference > 0.02
     error = np.abs(np.log2(np.maximum(measured, 1e-4) / np.maximum(reference, 1e-4)))[mask]
+    boost_mask = (reference_sdr > 0.02) & (measured_sdr > 0.02)
+    measured_boost = np.log2(np.maximum(measured, 1e-4) / np.maximum(measured_sdr, 1e-4))
+    boost_error = np.abs(measured_boost - reference_boost)[boost_mask]
     print(json.dumps({'width': measured.shape[1], 'height': measured.shape[0], 'samples': int(mask.sum()),
                       'median_error_stops': float(np.median(error)),
                       'p90_error_stops': float(np.percentile(error, 90)),
+                      'boost_median_error_stops': float(np.median(boost_error)),
+                      'boost_p90_error_stops': float(np.percentile(boost_error, 90)),
                       'reference_max': float(reference.max()), 'hdr_max': float(measured.max())}))
     return 0
 
@@ -179,6 +216,7 @@ def main():
     maker.add_argument('--per-channel', action='store_true')
     maker.add_argument('--width', type=int, default=480)
     maker.add_argument('--height', type=int, default=320)
+    maker.add_argument('--from-heic')
     comparer = commands.add_parser('compare')
     comparer.add_argument('input')
     comparer.add_argument('output')

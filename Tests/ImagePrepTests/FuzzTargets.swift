@@ -74,6 +74,7 @@ struct FuzzTarget: Sendable {
             precondition(!XMP.hasLocation(patched), "location survived --strip-location in XMP")
         }
         if case .success(let values)? = GainMapXMP.metadata(in: bytes) { checkGainMapValues(values) }
+        if case .success(let values)? = ISOGainMapBlock.metadata(in: ISOGainMapBlock.header + bytes) { checkGainMapValues(values) }
         var metadata = ImageMetadata(xmp: bytes)
         var warnings: [String] = []
         GainMapPlan.withoutClaims(&metadata, warnings: &warnings)
