@@ -26,6 +26,13 @@ struct ColourGainMapTests {
         return path
     }
 
+    /// Runs `body` with a libultrahdr input of `kind` in a directory of its own, removed afterwards.
+    static func withInput(_ kind: String, _ body: (URL, String) throws -> Void) throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try body(dir, try input(kind, in: dir))
+    }
+
     /// The comparison of `output`'s HDR rendition with `input`'s, expected within the thresholds.
     static func expectSameHDR(_ input: String, _ output: String, quarterTurns: Int = 0, boostOnly: Bool = false) throws {
         let run = try TestSupport.run(python, [script, "compare", input, output, "--rot", "\(quarterTurns)"])
@@ -49,71 +56,66 @@ struct ColourGainMapTests {
 
     @Test(arguments: kinds.map(\.name))
     func unchangedSize(_ kind: String) throws {
-        let dir = try TestSupport.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let source = try Self.input(kind, in: dir)
-        let output = dir.appendingPathComponent("out.jpg").path
-        try Self.run(["convert", source, "--to", "jpeg", "-o", output])
-        try Self.expectSameHDR(source, output)
-        // The map keeps its channels: libultrahdr's colour maps stay colour.
-        let map = dir.appendingPathComponent("map.jpg")
-        try Data(try TestSupport.capture("exiftool", ["-b", "-MPImage2", output]).output).write(to: map)
-        let components = try TestSupport.exiftool(map.path)["File:ColorComponents"] as? Int
-        #expect(components == (kind == "grey" ? 1 : 3), "\(kind): map has \(components.map(String.init) ?? "no") components")
+        try Self.withInput(kind) { dir, source in
+            let output = dir.appendingPathComponent("out.jpg").path
+            try Self.run(["convert", source, "--to", "jpeg", "-o", output])
+            try Self.expectSameHDR(source, output)
+            // The map keeps its channels: libultrahdr's colour maps stay colour.
+            let map = dir.appendingPathComponent("map.jpg")
+            try Data(try TestSupport.capture("exiftool", ["-b", "-MPImage2", output]).output).write(to: map)
+            let components = try TestSupport.exiftool(map.path)["File:ColorComponents"] as? Int
+            #expect(components == (kind == "grey" ? 1 : 3), "\(kind): map has \(components.map(String.init) ?? "no") components")
+        }
     }
 
     @Test(arguments: kinds.map(\.name))
     func resized(_ kind: String) throws {
-        let dir = try TestSupport.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let source = try Self.input(kind, in: dir)
-        let output = dir.appendingPathComponent("out.jpg").path
-        try Self.run(["convert", source, "--to", "jpeg", "--max-dimension", "200", "-o", output])
-        #expect(try TestSupport.exiftool(output)["Composite:ImageSize"] as? String == "200 133")
-        try Self.expectSameHDR(source, output)
+        try Self.withInput(kind) { dir, source in
+            let output = dir.appendingPathComponent("out.jpg").path
+            try Self.run(["convert", source, "--to", "jpeg", "--max-dimension", "200", "-o", output])
+            #expect(try TestSupport.exiftool(output)["Composite:ImageSize"] as? String == "200 133")
+            try Self.expectSameHDR(source, output)
+        }
     }
 
     @Test(arguments: kinds.map(\.name))
     func compressedToHalf(_ kind: String) throws {
-        let dir = try TestSupport.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let source = try Self.input(kind, in: dir)
-        let half = try TestSupport.bytes(source).count / 2
-        let output = dir.appendingPathComponent("out.jpg").path
-        try Self.run(["compress", source, "--max-bytes", "\(half)", "-o", output])
-        let written = try TestSupport.bytes(output).count
-        #expect(written <= half, "\(written) bytes over the budget of \(half)")
-        try Self.expectSameHDR(source, output)
+        try Self.withInput(kind) { dir, source in
+            let half = try TestSupport.bytes(source).count / 2
+            let output = dir.appendingPathComponent("out.jpg").path
+            try Self.run(["compress", source, "--max-bytes", "\(half)", "-o", output])
+            let written = try TestSupport.bytes(output).count
+            #expect(written <= half, "\(written) bytes over the budget of \(half)")
+            try Self.expectSameHDR(source, output)
+        }
     }
 
     @Test(arguments: kinds.map(\.name))
     func turnedByOrientation6(_ kind: String) throws {
-        let dir = try TestSupport.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let source = try Self.input(kind, in: dir)
-        let turned = dir.appendingPathComponent("turned.jpg").path
-        try FileManager.default.copyItem(atPath: source, toPath: turned)
-        let tag = try TestSupport.run("exiftool", ["-q", "-overwrite_original", "-Orientation#=6", turned])
-        try #require(tag.status == 0, "\(tag.stderr)")
-        let output = dir.appendingPathComponent("out.jpg").path
-        try Self.run(["convert", turned, "--to", "jpeg", "-o", output])
-        let tags = try TestSupport.exiftool(output)
-        #expect(tags["Composite:ImageSize"] as? String == "320 480", "\(tags["Composite:ImageSize"] ?? "no size")")
-        #expect([nil, 1].contains(tags["IFD0:Orientation"] as? Int), "\(tags["IFD0:Orientation"] ?? "")")
-        try Self.expectSameHDR(source, output, quarterTurns: 1)
+        try Self.withInput(kind) { dir, source in
+            let turned = dir.appendingPathComponent("turned.jpg").path
+            try FileManager.default.copyItem(atPath: source, toPath: turned)
+            let tag = try TestSupport.run("exiftool", ["-q", "-overwrite_original", "-Orientation#=6", turned])
+            try #require(tag.status == 0, "\(tag.stderr)")
+            let output = dir.appendingPathComponent("out.jpg").path
+            try Self.run(["convert", turned, "--to", "jpeg", "-o", output])
+            let tags = try TestSupport.exiftool(output)
+            #expect(tags["Composite:ImageSize"] as? String == "320 480", "\(tags["Composite:ImageSize"] ?? "no size")")
+            #expect([nil, 1].contains(tags["IFD0:Orientation"] as? Int), "\(tags["IFD0:Orientation"] ?? "")")
+            try Self.expectSameHDR(source, output, quarterTurns: 1)
+        }
     }
 
     @Test(arguments: kinds.map(\.name))
     func webSet(_ kind: String) throws {
-        let dir = try TestSupport.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let source = try Self.input(kind, in: dir)
-        let site = dir.appendingPathComponent("site")
-        let run = try TestSupport.imgprep(["convert", source, "--to", "webp,jpeg", "--widths", "160,320", "-o", site.path + "/",
-                                           "--manifest", site.appendingPathComponent("images.json").path])
-        try #require(run.status == 0, "\(run.stderr)")
-        for width in [160, 320] {
-            try Self.expectSameHDR(source, site.appendingPathComponent("\(kind)-\(width).jpg").path)
+        try Self.withInput(kind) { dir, source in
+            let site = dir.appendingPathComponent("site")
+            let run = try TestSupport.imgprep(["convert", source, "--to", "webp,jpeg", "--widths", "160,320", "-o", site.path + "/",
+                                               "--manifest", site.appendingPathComponent("images.json").path])
+            try #require(run.status == 0, "\(run.stderr)")
+            for width in [160, 320] {
+                try Self.expectSameHDR(source, site.appendingPathComponent("\(kind)-\(width).jpg").path)
+            }
         }
     }
 
