@@ -83,7 +83,7 @@ struct AnimationReferenceTests {
         var gifs: [String] = []
         for photo in ["immich__craft-beer.jpg", "immich__thompson-springs.jpg", "recurser__Landscape_0.jpg", "libvips__sample.jpg"] {
             let source = corpus.appendingPathComponent(photo).path
-            guard FileManager.default.fileExists(atPath: source) else { continue }
+            try #require(FileManager.default.fileExists(atPath: source), "\(photo) is not in the corpus")
             let base = dir.appendingPathComponent("\(photo).png").path
             let gif = dir.appendingPathComponent("pan-\(gifs.count).gif").path
             let crops = (0..<6).map { "\\( \(base) -crop 160x120+\($0 * 8)+\($0 * 5) +repage \\)" }.joined(separator: " ")
