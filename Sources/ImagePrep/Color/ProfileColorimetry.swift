@@ -145,8 +145,6 @@ struct Matrix3 {
 
     init(_ values: [Double]) { m = values }
 
-    static let identity = Matrix3([1, 0, 0, 0, 1, 0, 0, 0, 1])
-
     func applied(to v: [Double]) -> [Double] {
         (0..<3).map { row in m[row * 3] * v[0] + m[row * 3 + 1] * v[1] + m[row * 3 + 2] * v[2] }
     }

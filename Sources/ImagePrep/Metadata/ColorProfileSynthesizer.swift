@@ -115,42 +115,15 @@ public enum ColorProfileSynthesizer {
     static func adaptedColumns(_ p: Primaries) -> [(Double, Double, Double)] {
         func xyzOf(_ c: (Double, Double)) -> [Double] { [c.0 / c.1, 1, (1 - c.0 - c.1) / c.1] }
         let r = xyzOf(p.red), g = xyzOf(p.green), b = xyzOf(p.blue), w = xyzOf(p.white)
-        let m = [[r[0], g[0], b[0]], [r[1], g[1], b[1]], [r[2], g[2], b[2]]]
-        let s = solve(m, w)
-        let rgbToXYZ = (0..<3).map { row in (0..<3).map { col in m[row][col] * s[col] } }
-        let bradford = [[0.8951, 0.2664, -0.1614], [-0.7502, 1.7135, 0.0367], [0.0389, -0.0685, 1.0296]]
-        let d50 = [0.9642, 1.0, 0.8249]
-        let srcCone = mul(bradford, w), dstCone = mul(bradford, d50)
-        let scale = (0..<3).map { dstCone[$0] / srcCone[$0] }
-        let inverse = invert(bradford)
-        let adapt = (0..<3).map { i in (0..<3).map { j in (0..<3).reduce(0.0) { $0 + inverse[i][$1] * scale[$1] * bradford[$1][j] } } }
-        return (0..<3).map { col in
-            let c = mul(adapt, [rgbToXYZ[0][col], rgbToXYZ[1][col], rgbToXYZ[2][col]])
+        let primaries = Matrix3([r[0], g[0], b[0], r[1], g[1], b[1], r[2], g[2], b[2]])
+        guard let scale = primaries.inverted?.applied(to: w), let adapt = Matrix3.bradford(from: w, to: [0.9642, 1.0, 0.8249]) else {
+            preconditionFailure("the table's primaries are independent and its whites positive")
+        }
+        return (0..<3).map { column in
+            let c = adapt.applied(to: (0..<3).map { row in primaries.m[row * 3 + column] * scale[column] })
             return (c[0], c[1], c[2])
         }
     }
-
-    private static func mul(_ m: [[Double]], _ v: [Double]) -> [Double] {
-        (0..<3).map { i in m[i][0] * v[0] + m[i][1] * v[1] + m[i][2] * v[2] }
-    }
-
-    private static func det(_ m: [[Double]]) -> Double {
-        m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
-            + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
-    }
-
-    private static func invert(_ m: [[Double]]) -> [[Double]] {
-        let d = det(m)
-        return (0..<3).map { i in
-            (0..<3).map { j in
-                let a = m[(j + 1) % 3][(i + 1) % 3] * m[(j + 2) % 3][(i + 2) % 3]
-                let b = m[(j + 1) % 3][(i + 2) % 3] * m[(j + 2) % 3][(i + 1) % 3]
-                return (a - b) / d
-            }
-        }
-    }
-
-    private static func solve(_ m: [[Double]], _ v: [Double]) -> [Double] { mul(invert(m), v) }
 
     private static func tag(_ type: String, _ payload: [UInt8]) -> [UInt8] { Array(type.utf8) + u32(0) + payload }
     private static func u32(_ v: Int) -> [UInt8] { [UInt8(v >> 24 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }

@@ -52,7 +52,7 @@ enum JPEGGainMapReader {
                 return reading
             }
             do {
-                let plane = try samples(image)
+                let plane = try samples(image, colour: reading.storedChannels == 3)
                 switch (values, appleHeadroom) {
                 case (.success(let metadata)?, _):
                     let (own, warnings) = JPEGMarkers.metadata(in: image, profileModels: [.rgb])
@@ -84,11 +84,10 @@ enum JPEGGainMapReader {
         }
     }
 
-    /// The map's samples: grey for a one-component JPEG, red, green and blue for a three-component one.
-    static func samples(_ jpeg: [UInt8]) throws -> GainMapPlane {
-        let layout = try JPEGDecoder.layout(of: jpeg)
+    /// The map's samples: red, green and blue for a colour (three-component) JPEG, else grey.
+    static func samples(_ jpeg: [UInt8], colour: Bool) throws -> GainMapPlane {
         let decoded = try JPEGDecoder.decode(jpeg)
-        if layout.components == 3 {
+        if colour {
             return GainMapPlane(width: decoded.width, height: decoded.height, channels: 3, pixels: decoded.pixels)
         }
         var samples = [UInt8](repeating: 0, count: decoded.width * decoded.height)
