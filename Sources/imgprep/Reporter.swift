@@ -124,7 +124,7 @@ final class Reporter: Sendable {
             if let quality = outcome.quality { parts.append("quality \(quality)") }
             if let score = outcome.score { parts.append("score \(String(format: "%.1f", score))") }
             if let candidates = outcome.candidates, candidates.count > 1 {
-                parts.append("chosen from " + candidates.map { "\($0.format.rawValue) \($0.bytes)" }.joined(separator: ", "))
+                parts.append("chosen from " + candidates.map { "\($0.format.rawValue) \($0.searched ? "" : "about ")\($0.bytes)" }.joined(separator: ", "))
             }
             if outcome.lossless { parts.append("lossless, not re-encoded") }
             if let map = outcome.gainMap {
@@ -158,8 +158,10 @@ final class Reporter: Sendable {
         if outcome.scores > 0 { object["scores"] = outcome.scores }
         if let candidates = outcome.candidates {
             object["candidates"] = candidates.map { candidate -> [String: Any] in
-                ["format": candidate.format.rawValue, "bytes": candidate.bytes, "quality": candidate.quality ?? NSNull(),
-                 "score": candidate.score.map(Self.rounded) ?? NSNull(), "meets": candidate.meets]
+                var entry: [String: Any] = ["format": candidate.format.rawValue, "bytes": candidate.bytes, "quality": candidate.quality ?? NSNull(),
+                                            "score": candidate.score.map(Self.rounded) ?? NSNull(), "meets": candidate.meets]
+                if !candidate.searched { entry["predicted"] = true }
+                return entry
             }
         }
         if let map = outcome.gainMap { object["gain_map"] = Self.json(map) }

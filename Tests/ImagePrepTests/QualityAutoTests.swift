@@ -257,4 +257,20 @@ import Testing
         let flat = searchScore(floor: 1, ceiling: 100, target: 99, model: model) { q in ([], 50 + Double(q) / 10) }
         #expect(!flat.reached && flat.quality == 100)
     }
+
+    /// A start predicted for the picture (its crop mosaic's answer): right, it settles in two trials; off,
+    /// the search still finds the same lowest quality.
+    @Test func aCloseStartSettlesInTwoTrials() {
+        let model = ScoreModel(qualityAt80: 70, pointsPerQuality: 0.6)
+        let curve = { (q: Int) in min(100, 20 + 0.8 * Double(q)) }   // 80 first reached at 75
+        let trial = { (q: Int) in ([UInt8](repeating: 0, count: q), curve(q)) }
+        let exact = searchScore(floor: 1, ceiling: 100, target: 80, model: model, start: 75, startIsClose: true, trial: trial)
+        #expect(exact.quality == 75 && exact.trials == 2)
+        let below = searchScore(floor: 1, ceiling: 100, target: 80, model: model, start: 74, startIsClose: true, trial: trial)
+        #expect(below.quality == 75 && below.trials == 2)
+        for start in [60, 70, 73, 77, 90] {
+            let off = searchScore(floor: 1, ceiling: 100, target: 80, model: model, start: start, startIsClose: true, trial: trial)
+            #expect(off.quality == 75 && off.trials <= 5, "start \(start): \(off.trials) trials")
+        }
+    }
 }

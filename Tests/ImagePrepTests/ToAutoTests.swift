@@ -80,6 +80,37 @@ import Testing
         #expect(output.hasSuffix("." + (OutputFormat(rawValue: file["format"] as? String ?? "")?.fileExtension ?? "?")))
     }
 
+    /// A format whose crop mosaic predicts far more bytes than a format already searched is not searched
+    /// (the JSON marks its bytes as predicted); each such format's own search gives a larger file than the
+    /// one written, so leaving it out changed nothing.
+    @Test(.enabled(if: TestSupport.corpus != nil, "needs ../shared/corpus"))
+    func aFormatThatCannotWinIsNotSearched() throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let photo = try #require(TestSupport.corpus).appendingPathComponent("heic/immich__IMG_2682.heic").path
+        let common = [photo, "--quality", "auto", "--max-dimension", "1024"]
+        let (run, lines) = try Self.run(["convert", "--to", "auto", "-o", dir.appendingPathComponent("auto").path] + common)
+        #expect(run.status == 0, "\(run.stderr)")
+        let file = try #require(lines.first)
+        let written = try #require(file["bytes"] as? Int)
+        let candidates = try #require(file["candidates"] as? [[String: Any]])
+        #expect(candidates.compactMap { $0["format"] as? String } == ["avif", "webp", "jpeg"])
+        let predicted = candidates.filter { $0["predicted"] as? Bool == true }.compactMap { $0["format"] as? String }
+        #expect(!predicted.isEmpty, "\(candidates)")
+        for format in predicted {
+            let (alone, aloneLines) = try Self.run(["convert", "--to", format, "-o", dir.appendingPathComponent(format).path] + common)
+            #expect(alone.status == 0, "\(alone.stderr)")
+            let bytes = try #require(aloneLines.first?["bytes"] as? Int)
+            #expect(bytes > written, "\(format) alone: \(bytes) bytes, written: \(written)")
+        }
+        // The format written is the one its own search gives, byte for byte: the shared decode changed nothing.
+        let format = try #require(file["format"] as? String)
+        let (alone, aloneLines) = try Self.run(["convert", "--to", format, "-o", dir.appendingPathComponent("alone").path] + common)
+        #expect(alone.status == 0)
+        let output = try #require(file["output"] as? String), aloneOutput = try #require(aloneLines.first?["output"] as? String)
+        #expect(try TestSupport.bytes(output) == TestSupport.bytes(aloneOutput))
+    }
+
     /// An Ultra HDR photo keeps its gain map: only a format that carries one is a candidate, unless --hdr drop.
     @Test(.enabled(if: TestSupport.corpus != nil, "needs ../shared/corpus"))
     func aPhotoWithAGainMapGetsAFormatThatCarriesIt() throws {

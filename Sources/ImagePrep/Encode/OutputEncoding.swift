@@ -13,13 +13,16 @@ enum OutputEncoding {
     ///   - picture: upright, in a form `encoder` takes, at its final size unless the budget forces shrinking.
     ///   - sizeHints: predicted sizes by quality for this picture, to aim the first trial.
     ///   - chromaAlternative: the same format in its other chroma layout, for `--quality auto` to try too.
+    ///   - toBeat: with `--quality auto`, the size another format reached the target in (`--to auto`):
+    ///     this encode only matters if it is smaller (ScoreSearch.run).
     static func encode(_ picture: DecodedPixels, with encoder: any ImageEncoding, metadata source: ImageMetadata,
                        settings: ConversionSettings, threads: Int = 1, warnings: [String],
-                       sizeHints: [Int: Int] = [:], chromaAlternative: (any ImageEncoding)? = nil) throws -> PreparedImage {
+                       sizeHints: [Int: Int] = [:], chromaAlternative: (any ImageEncoding)? = nil,
+                       toBeat: Int? = nil) throws -> PreparedImage {
         let job = EncodingJob(picture: picture, encoder: encoder, source: source, settings: settings,
                               threads: threads, warnings: warnings)
         if let target = settings.scoreTarget, let model = encoder.traits.scoreModel {
-            return try ScoreSearch(job: job, target: target, model: model, alternative: chromaAlternative).run(sizeHints: sizeHints)
+            return try ScoreSearch(job: job, target: target, model: model, alternative: chromaAlternative, toBeat: toBeat).run(sizeHints: sizeHints)
         }
         guard let budget = settings.budget, let model = encoder.traits.sizeModel else { return try single(job) }
         return try BudgetSearch(job: job, budget: budget, model: model).run(sizeHints: sizeHints)

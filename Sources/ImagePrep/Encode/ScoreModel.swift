@@ -14,14 +14,18 @@ public struct ScoreModel: Sendable, Equatable {
     /// Whether 4:4:4 is searched when 4:2:0 cannot reach the target at any quality (fine saturated detail,
     /// drawn colours), for a format whose 4:4:4 encodes are too slow to try on every picture.
     public let fullChromaWhenMissed: Bool
+    /// How much higher a picture's crop mosaic (ProbeMosaic) scores than the whole picture at one quality:
+    /// the mosaic is searched for the target plus this to aim the whole picture's first trial.
+    public let mosaicScoresAbove: Double
 
     public init(qualityAt80: Int, pointsPerQuality: Double, searchesChromaLayouts: Bool = false, otherLayoutBelow: Int = 0,
-                fullChromaWhenMissed: Bool = false) {
+                fullChromaWhenMissed: Bool = false, mosaicScoresAbove: Double = 2) {
         self.qualityAt80 = qualityAt80
         self.pointsPerQuality = pointsPerQuality
         self.searchesChromaLayouts = searchesChromaLayouts
         self.otherLayoutBelow = otherLayoutBelow
         self.fullChromaWhenMissed = fullChromaWhenMissed
+        self.mosaicScoresAbove = mosaicScoresAbove
     }
 
     /// Whether `--quality auto` needs the other chroma layout's encoder at hand.

@@ -10,26 +10,36 @@ struct SourceFacts {
 /// `--to auto`: the picture prepared in each allowed format that can hold what it has (alpha, animation,
 /// an HDR gain map unless --hdr drop: each writer's traits say), and the smallest that meets the target
 /// score (or, with only a budget, fits at full size) written. The formats are tried in the order given,
-/// one after another, so the answer never depends on threads.
+/// one after another, so the answer never depends on threads. With a target score and no budget, each
+/// format after the first is told the smallest size that met the target so far: its search stops once
+/// it cannot be smaller, or is not made when its crop mosaic predicts far more (ScoreSearch).
 enum AutoFormatChoice {
-    /// - Parameter prepare: the pipeline for one format, telling what it learnt of the source.
+    /// - Parameter prepare: the pipeline for one format and the size it must beat, telling what it
+    ///   learnt of the source.
     static func prepare(_ candidates: [FormatQuality], settings: ConversionSettings,
-                        prepare: (ConversionSettings, inout SourceFacts) throws -> PreparedImage) throws -> PreparedImage {
+                        prepare: (ConversionSettings, Int?, inout SourceFacts) throws -> PreparedImage) throws -> PreparedImage {
         var remaining = candidates
         var eligible: [FormatQuality]?
         var results: [(candidate: FormatQuality, image: PreparedImage)] = []
         var encodes = 0, scores = 0, probes = 0
         var firstError: (any Error)?
+        var outclassed: [FormatCandidate] = []
+        // The smallest output so far that met the target (only a score search can be cut short by it).
+        var toBeat: Int? {
+            guard let target = settings.scoreTarget, settings.budget == nil else { return nil }
+            return results.filter { ($0.image.score ?? -.infinity) >= target.score }.map(\.image.bytes.count).min()
+        }
         while !remaining.isEmpty {
             let candidate = remaining.removeFirst()
-            var one = settings
-            one.format = candidate.format
-            one.quality = candidate.quality
-            one.autoFormats = nil
+            let one = settings.choosing(candidate)
             var facts = SourceFacts()
             let image: PreparedImage
             do {
-                image = try prepare(one, &facts)
+                image = try prepare(one, toBeat, &facts)
+            } catch let skipped as OutclassedFormat {
+                outclassed.append(FormatCandidate(format: candidate.format, bytes: skipped.predictedBytes, quality: nil, score: nil,
+                                                  meets: false, searched: false))
+                continue
             } catch let error as ImagePrepError where [.doesNotFit, .unsupported].contains(error.kind) {
                 // This format cannot write it (metadata over the budget, say); another may.
                 firstError = firstError ?? error
@@ -58,10 +68,11 @@ enum AutoFormatChoice {
         guard var written = chosen?.image else {
             throw firstError ?? ImagePrepError(.unsupported, "--to auto has no format to write")
         }
-        written.candidates = results.map {
+        let order = candidates.map(\.format)
+        written.candidates = (results.map {
             FormatCandidate(format: $0.image.format, bytes: $0.image.bytes.count, quality: $0.image.quality,
                             score: $0.image.score, meets: meets($0.image))
-        }
+        } + outclassed).sorted { (order.firstIndex(of: $0.format) ?? 0) < (order.firstIndex(of: $1.format) ?? 0) }
         (written.encodes, written.scores, written.probes) = (encodes, scores, probes)
         return written
     }
@@ -71,5 +82,16 @@ enum AutoFormatChoice {
         let traits = format.writer.traits
         return (!facts.hasAlpha || traits.keepsAlpha) && (!facts.isAnimated || traits.keepsAnimation)
             && (!facts.hasGainMap || settings.hdr == .drop || traits.carriesGainMap)
+    }
+}
+
+extension ConversionSettings {
+    /// These settings for one of `--to auto`'s candidates.
+    func choosing(_ candidate: FormatQuality) -> ConversionSettings {
+        var one = self
+        one.format = candidate.format
+        one.quality = candidate.quality
+        one.autoFormats = nil
+        return one
     }
 }

@@ -153,4 +153,7 @@ public struct FormatCandidate: Sendable, Codable, Equatable {
     public var score: Double?
     /// Whether it meets the target (or, with only a budget, fits without shrinking).
     public var meets: Bool
+    /// False for a format not searched because its crop mosaic predicted far more bytes than another
+    /// format's answer: `bytes` is then that prediction.
+    public var searched = true
 }

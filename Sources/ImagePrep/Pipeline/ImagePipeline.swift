@@ -22,10 +22,13 @@ public enum ImagePipeline {
                 }
                 guard let candidates = settings.autoFormats else {
                     var facts = SourceFacts()
-                    return try prepareStages(file, settings: settings, scheduling: scheduling, facts: &facts, onStage: report)
+                    return try prepareStages(file, settings: settings, scheduling: scheduling, pictures: PreparedSources(),
+                                             facts: &facts, onStage: report)
                 }
-                return try AutoFormatChoice.prepare(candidates, settings: settings) { settings, facts in
-                    try prepareStages(file, settings: settings, scheduling: scheduling, facts: &facts, onStage: report)
+                let pictures = PreparedSources(for: candidates.map { settings.choosing($0) })
+                return try AutoFormatChoice.prepare(candidates, settings: settings) { settings, toBeat, facts in
+                    try prepareStages(file, settings: settings, scheduling: scheduling, pictures: pictures, toBeat: toBeat,
+                                      facts: &facts, onStage: report)
                 }
             }
         } catch {
@@ -33,8 +36,11 @@ public enum ImagePipeline {
         }
     }
 
+    /// - Parameters:
+    ///   - pictures: where the prepared source is kept for another format of the same file.
+    ///   - toBeat: what another format's output measured (`--to auto`), for the score search to beat.
     private static func prepareStages(_ file: [UInt8], settings: ConversionSettings, scheduling: Scheduling,
-                                      facts: inout SourceFacts, onStage: (PipelineStage) -> Void) throws -> PreparedImage {
+                                      pictures: PreparedSources, toBeat: Int? = nil, facts: inout SourceFacts, onStage: (PipelineStage) -> Void) throws -> PreparedImage {
         let threads = scheduling.threads
         onStage(.sniff)
         let format = try FormatSniffer.sniff(file).get()
@@ -63,19 +69,14 @@ public enum ImagePipeline {
         // output holds); resized planes shown with block chroma scored some photos 0.3 below the target.
         options.keepsYCbCr420 = plain.ycbcrLayout != nil && settings.color == .keep && settings.scoreTarget == nil
         options.readsGainMap = GainMapPlan.writes(settings)
-        var decoded = try decoder.decode(file, options: options)
+        let source = try pictures.prepared(for: options) { options in
+            try preparePicture(file, decoder: decoder, stored: stored, options: options, settings: settings, onStage: onStage)
+        }
+        var decoded = source.decoded
         decoded.warnings = notKept + decoded.warnings
         facts.hasGainMap = decoded.gainMap.origin != nil
-        onStage(.orient)
-        var picture = decoded.content.oriented(decoded.orientation)
-        if picture.width * picture.height > settings.maxPixels {   // a header that understated the size
-            throw ImagePrepError(.tooLarge, "the picture decodes as \(picture.width)x\(picture.height), over the --max-pixels limit of \(settings.maxPixels) pixels",
-                                 stage: .decode)
-        }
-
-        let headerUpright = decoded.orientation.swapsDimensions ? (stored.height, stored.width) : (stored.width, stored.height)
-        let upright = DecodedSize.upright(header: headerUpright, picture: (picture.width, picture.height), warnings: &decoded.warnings)
-        let target = settings.maxDimension.map { fittedSize(width: upright.0, height: upright.1, maxDimension: $0) }
+        var picture = source.picture
+        let upright = source.upright
         // A source's own size and quality predict the first trial, saving the encode at the ceiling.
         func sizeHints(width: Int, height: Int) -> [Int: Int] {
             guard let hint = decoded.sizeHint else { return [:] }
@@ -88,21 +89,7 @@ public enum ImagePipeline {
         let transposedBlocks = decoded.isDCTBlockGrid && decoded.orientation.swapsDimensions && shrinkingTo == nil
         let encoder = transposedBlocks
             ? EncoderRegistry.encoder(for: settings, searching: searching, transposedBlocks: true, threads: threads) : plain
-
-        // Planes stay planes through resizing and into the encoder: no full-size interleaved copy.
-        onStage(.resize)
-        if let target, target.width != picture.width || target.height != picture.height {
-            picture = picture.resized(width: target.width, height: target.height, threads: threads)
-        }
-        onStage(.colour)
-        if settings.color == .srgb {
-            picture = toSRGB(picture, decoded: &decoded, settings: settings, threads: threads)
-        }
-        // The gain map takes the picture's turns and resizes; it stays in the base picture's colours.
-        let gainMap = decoded.gainMap.gainMap.map {
-            $0.oriented(decoded.orientation)
-                .scaled(from: upright, to: (picture.width, picture.height), threads: threads)
-        }
+        let gainMap = options.readsGainMap ? source.gainMap : nil
         decoded.warnings += GainMapPlan.notes(decoded.gainMap, written: gainMap != nil, settings: settings)
         GainMapPlan.removeSourceClaims(&decoded, settings: settings)
         facts.hasAlpha = switch picture {
@@ -135,9 +122,41 @@ public enum ImagePipeline {
         var prepared = try OutputEncoding.encode(picture, with: withMap ?? encoder, metadata: decoded.metadata, settings: settings,
                                                  threads: threads, warnings: decoded.warnings,
                                                  sizeHints: sizeHints(width: picture.width, height: picture.height),
-                                                 chromaAlternative: chromaAlternative)
+                                                 chromaAlternative: chromaAlternative, toBeat: toBeat)
         if withMap != nil { prepared.gainMap = outputFormat.writtenGainMap(in: prepared.bytes) }
         return prepared
+    }
+
+    /// decode → orient → resize → colour: the source as every format's encoder starts from it.
+    private static func preparePicture(_ file: [UInt8], decoder: any ImageDecoding, stored: ImageHeader, options: DecodeOptions,
+                                       settings: ConversionSettings, onStage: (PipelineStage) -> Void) throws -> PreparedSource {
+        let threads = options.threads
+        var decoded = try decoder.decode(file, options: options)
+        onStage(.orient)
+        var picture = decoded.content.oriented(decoded.orientation)
+        if picture.width * picture.height > settings.maxPixels {   // a header that understated the size
+            throw ImagePrepError(.tooLarge, "the picture decodes as \(picture.width)x\(picture.height), over the --max-pixels limit of \(settings.maxPixels) pixels",
+                                 stage: .decode)
+        }
+        let headerUpright = decoded.orientation.swapsDimensions ? (stored.height, stored.width) : (stored.width, stored.height)
+        let upright = DecodedSize.upright(header: headerUpright, picture: (picture.width, picture.height), warnings: &decoded.warnings)
+        let target = settings.maxDimension.map { fittedSize(width: upright.0, height: upright.1, maxDimension: $0) }
+
+        // Planes stay planes through resizing and into the encoder: no full-size interleaved copy.
+        onStage(.resize)
+        if let target, target.width != picture.width || target.height != picture.height {
+            picture = picture.resized(width: target.width, height: target.height, threads: threads)
+        }
+        onStage(.colour)
+        if settings.color == .srgb {
+            picture = toSRGB(picture, decoded: &decoded, settings: settings, threads: threads)
+        }
+        // The gain map takes the picture's turns and resizes; it stays in the base picture's colours.
+        let gainMap = decoded.gainMap.gainMap.map {
+            $0.oriented(decoded.orientation)
+                .scaled(from: upright, to: (picture.width, picture.height), threads: threads)
+        }
+        return PreparedSource(decoded: decoded, picture: picture, upright: upright, gainMap: gainMap)
     }
 
     /// `--color srgb`: 8-bit pixels converted from the source's profile (deeper ones were converted by
