@@ -56,6 +56,30 @@ import Testing
         #expect(psnr >= 32, "\(format): \(psnr) dB")
     }
 
+    /// `--avif-speed` sets libaom's speed: another encode (not the default's bytes), still read by avifdec
+    /// at the same fidelity and with its metadata; outside 0-9 it is a usage error.
+    @Test func avifSpeedChoosesTheEncoderSpeed() throws {
+        let out = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: out) }
+        let source = "\(heic)/gps-p3.heic"
+        for speed in ["6", "9"] {
+            let run = try TestSupport.imgprep(["convert", source, "--to", "avif", "--avif-speed", speed, "-o", out.appendingPathComponent(speed).path])
+            #expect(run.status == 0, "\(run.stderr)")
+        }
+        let (six, nine) = (out.appendingPathComponent("6/gps-p3.avif").path, out.appendingPathComponent("9/gps-p3.avif").path)
+        let defaultRun = try TestSupport.imgprep(["convert", source, "--to", "avif", "-o", out.appendingPathComponent("default").path])
+        #expect(defaultRun.status == 0)
+        #expect(try TestSupport.bytes(out.appendingPathComponent("default/gps-p3.avif").path) == TestSupport.bytes(six))
+        #expect(try TestSupport.bytes(six) != TestSupport.bytes(nine))
+        #expect(try TestSupport.exiftool(nine)["GPS:GPSLatitude"] != nil)
+        #expect(try TestSupport.imgprep(["convert", source, "--to", "png", "-o", out.path]).status == 0)
+        let reference = try TestSupport.decode(out.appendingPathComponent("gps-p3.png").path)
+        let psnr = TestSupport.psnr(try Self.decodeIndependently(nine, to: out.appendingPathComponent("nine.png").path), reference)
+        #expect(psnr >= 32, "\(psnr) dB")
+        let refused = try TestSupport.imgprep(["convert", source, "--to", "avif", "--avif-speed", "10", "-o", out.path])
+        #expect(refused.status == 2 && refused.stderr.contains("--avif-speed"), "\(refused.stderr)")
+    }
+
     @Test(arguments: ["webp", "avif", "heic"])
     func keepsAlpha(_ format: String) throws {
         let out = try TestSupport.temporaryDirectory()

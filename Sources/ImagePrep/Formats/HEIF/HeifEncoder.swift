@@ -16,14 +16,19 @@ public struct HeifEncoder: ImageEncoding {
     /// Threads one encode may use (x265's thread pool; libaom always runs on `aomThreads`).
     public var threads: Int
 
-    public init(codec: Codec, subsampling: ChromaSubsampling = .s420, threads: Int = 1) {
+    /// libaom's speed, 0 (slowest) ... 9 (AV1 only).
+    public var aomSpeed: Int
+
+    public init(codec: Codec, subsampling: ChromaSubsampling = .s420, threads: Int = 1, aomSpeed: Int = HeifEncoder.defaultAOMSpeed) {
         self.codec = codec
         self.subsampling = subsampling
         self.threads = threads
+        self.aomSpeed = aomSpeed
     }
 
-    /// libaom's speed (0 slowest ... 9): 6 is libheif's and avifenc's default; docs/formats.md has the measurements.
-    static let aomSpeed = 6
+    /// libaom's speed when none is given: 6 is libheif's and avifenc's default, and the fastest within 3%
+    /// of the fewest bytes at a score; docs/formats.md has the measurements.
+    public static let defaultAOMSpeed = 6
     /// libaom's threads, whatever the batch gives the picture: libaom 3.6 through libheif 1.15 writes other
     /// bytes with one thread than with two, and the same with any number from 2 to 16 (corpus photos,
     /// heif-enc -p threads=N). A constant keeps the bytes off the core count, and the second thread takes
@@ -111,7 +116,7 @@ public struct HeifEncoder: ImageEncoding {
         try set("chroma", chroma)
         switch codec {
         case .av1:
-            try set("speed", Self.aomSpeed)
+            try set("speed", aomSpeed)
             try set("threads", aomThreadCount)
         case .hevc:
             try set("preset", Self.x265Preset)
