@@ -155,7 +155,8 @@ struct ScoreSearch {
             sizedOnly = sized
             if let other { best = other }
         } else if let alternative, !best.reached {
-            let other = try search(alternative, start: best.quality)
+            // Bounded by the same size: a search that gave up at it need not be outdone in 4:4:4.
+            let other = try search(alternative, giveUpAbove: toBeat, start: best.quality)
             trials += other.trials
             if other.reached || other.score > best.score { best = other }
         }
