@@ -130,10 +130,8 @@ struct ScoreSearch {
         func search(_ encoder: any ImageEncoding, giveUpAbove: Int? = nil, start: Int? = nil, startIsClose: Bool = false,
                     ceiling: Int? = nil, known: [Int: (bytes: [UInt8], score: Double)] = [:]) throws -> ScoreSearchResult {
             let input = picture.prepared(for: encoder)
-            let sizeModel = encoder.traits.sizeModel
-            let sameSetting: (Int) -> ClosedRange<Int> = { q in sizeModel?.sameSetting(as: q) ?? q...q }
             return try searchScore(floor: floor, ceiling: ceiling ?? job.settings.quality, target: target.score, model: model,
-                                   sameSetting: sameSetting, giveUpAbove: giveUpAbove, start: start,
+                                   sameSetting: Self.sameSetting(of: encoder), giveUpAbove: giveUpAbove, start: start,
                                    startIsClose: startIsClose, known: known) { q in
                 let bytes = try encoder.encode(input, quality: q, metadata: metadata)
                 return (bytes, try scorer.score(bytes))
@@ -198,10 +196,9 @@ struct ScoreSearch {
         let scorer = try CandidateScorer(mosaic.picture, profile: metadata.icc, maxPixels: job.settings.maxPixels)
         // The profile alone: each decode is then read in the same colours as the reference.
         let colours = ImageMetadata(icc: metadata.icc)
-        let sizeModel = encoder.traits.sizeModel
         let aim = min(target.score + model.mosaicScoresAbove, 100)
         let answer = try searchScore(floor: floor, ceiling: job.settings.quality, target: aim, model: model,
-                                     sameSetting: { q in sizeModel?.sameSetting(as: q) ?? q...q }) { q in
+                                     sameSetting: Self.sameSetting(of: encoder)) { q in
             let bytes = try encoder.encode(input, quality: q, metadata: colours)
             return (bytes, try scorer.score(bytes))
         }
@@ -247,6 +244,12 @@ struct ScoreSearch {
         }
         let below = try searchBelow(q, [q: candidate])
         return (below, 1 + below.trials, sizes.count - 1)
+    }
+
+    /// The qualities that give `encoder` the same setting as one quality (one trial settles them all).
+    static func sameSetting(of encoder: any ImageEncoding) -> (Int) -> ClosedRange<Int> {
+        let sizeModel = encoder.traits.sizeModel
+        return { q in sizeModel?.sameSetting(as: q) ?? q...q }
     }
 
     static func formatted(_ score: Double) -> String {

@@ -89,7 +89,8 @@ public enum ImagePipeline {
         let transposedBlocks = decoded.isDCTBlockGrid && decoded.orientation.swapsDimensions && shrinkingTo == nil
         let encoder = transposedBlocks
             ? EncoderRegistry.encoder(for: settings, searching: searching, transposedBlocks: true, threads: threads) : plain
-        let gainMap = options.readsGainMap ? source.gainMap : nil
+        // nil unless this format reads it: a source decoded with its gain map is shared only when it has none.
+        let gainMap = source.gainMap
         decoded.warnings += GainMapPlan.notes(decoded.gainMap, written: gainMap != nil, settings: settings)
         GainMapPlan.removeSourceClaims(&decoded, settings: settings)
         facts.hasAlpha = switch picture {
