@@ -109,7 +109,7 @@ struct ErrorStageTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let png = try PNGEncoder.encode(CodecTestSupport.gradient(width: 64, height: 48), metadata: ImageMetadata())
         try Data(png).write(to: dir.appendingPathComponent("small.png"))
-        let failures = try Self.failures(["small.png", "--timeout", "0.25", "--max-dimension", "20", "--color", "srgb", "-o", "out"],
+        let failures = try Self.failures(["small.png", "--timeout", TestSupport.stallTimeout, "--max-dimension", "20", "--color", "srgb", "-o", "out"],
                                          in: dir, isolation: isolation, binary: TestSupport.hooksBinary,
                                          extraEnvironment: ["IMGPREP_TEST_STALL": "\(stage):\(png.count)"])
         Self.expect(failures["small.png"], "timeout", at: stage, input: "small.png")

@@ -34,7 +34,7 @@ import Testing
         let dir = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let size = try TestSupport.bytes(Self.fixture).count
-        let run = try TestSupport.run(TestSupport.hooksBinary, ["convert", "--timeout", "0.25", "--json", "-o", dir.path, Self.fixture],
+        let run = try TestSupport.run(TestSupport.hooksBinary, ["convert", "--timeout", TestSupport.stallTimeout, "--json", "-o", dir.path, Self.fixture],
                                       environment: TestSupport.environment(adding: ["IMGPREP_TEST_STALL": "decode:\(size)"]))
         #expect(run.status == 1, "\(run.stderr)")
         #expect(try BatchTests.jsonLines(run.stdout).first?["error_kind"] as? String == "timeout", "\(run.stdout)")

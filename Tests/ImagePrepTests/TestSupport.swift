@@ -37,6 +37,11 @@ enum TestSupport {
         #endif
     }()
 
+    /// `--timeout` for the tests that stall a stage with IMGPREP_TEST_STALL: the stall lasts an hour, so
+    /// only the way there must fit. 0.25 s did not on a loaded two-core machine (the worker was still
+    /// sniffing when the time ran out); 4 s is far past any start-up, and each such test waits it once.
+    static let stallTimeout = "4"
+
     private static let besideTheBundle: String = {
         var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for _ in 0..<4 {

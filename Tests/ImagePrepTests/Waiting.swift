@@ -13,16 +13,17 @@ extension TestSupport {
         return true
     }
 
-    /// The same from a task, without blocking a thread of Swift's pool while it polls. The deadline is
-    /// long: Swift's pool has a thread per core (two here), and the synchronous tests running beside
-    /// this one can hold both for minutes (each waits on a process), so a task, and the work it waits
-    /// for, may not run at all for that long: a 60 s deadline failed so in a full run on two cores.
-    static func waitUntil(seconds: Double = 900, _ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        while !condition() {
-            if ContinuousClock.now >= deadline { return false }
+    /// The same from a task, without blocking a thread of Swift's pool while it polls. The deadline counts
+    /// the waiter's own looks, not the clock: Swift's pool has a thread per core (two here), and the
+    /// synchronous tests beside this one can hold every thread for many minutes (each waits on a
+    /// process), so neither this task nor the work it waits for may run at all for that long. A clock
+    /// deadline (even 900 s) failed so in full runs on a busy two-core machine; 100,000 looks a
+    /// millisecond apart take at least 100 s of this task's own turns, while the work had turns too.
+    static func waitUntil(looks: Int = 100_000, _ condition: () -> Bool) async -> Bool {
+        for _ in 0..<looks {
+            if condition() { return true }
             try? await Task.sleep(for: .milliseconds(1))  // the polling interval
         }
-        return true
+        return condition()
     }
 }

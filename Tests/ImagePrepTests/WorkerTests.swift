@@ -93,7 +93,7 @@ import Testing
         let dir = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let out = dir.appendingPathComponent("out").path
-        let run = try TestSupport.run(TestSupport.hooksBinary, ["convert", "--timeout", "0.25", "-j", "2", "--json", "-o", out, Self.slowJPEG] + fixtures,
+        let run = try TestSupport.run(TestSupport.hooksBinary, ["convert", "--timeout", TestSupport.stallTimeout, "-j", "2", "--json", "-o", out, Self.slowJPEG] + fixtures,
                                       environment: stalling(isolation: isolation))
         #expect(run.status == 1, "\(run.stderr)")
         let lines = try BatchTests.jsonLines(run.stdout)
@@ -102,7 +102,7 @@ import Testing
         #expect(failed.first?["input"] as? String == Self.slowJPEG)
         #expect(failed.first?["error_kind"] as? String == "timeout")
         let message = (failed.first?["error"] as? String) ?? ""
-        #expect(message.hasPrefix("no result after 0.25 s; "), "\(failed)")
+        #expect(message.hasPrefix("no result after \(TestSupport.stallTimeout) s; "), "\(failed)")
         #expect(failed.first?["error_stage"] as? String == "decode", "\(failed)")
         #expect(lines.filter { $0["status"] as? String == "ok" }.count == fixtures.count)
         #expect(BatchTests.listing(out).count == fixtures.count, "\(BatchTests.listing(out))")
@@ -120,12 +120,12 @@ import Testing
     func theTimeoutMessageIsOneLineWithoutJSON() throws {
         let dir = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let run = try TestSupport.run(TestSupport.hooksBinary, ["convert", "--timeout", "0.25", "-o", dir.path, Self.slowJPEG, fixtures[2]],
+        let run = try TestSupport.run(TestSupport.hooksBinary, ["convert", "--timeout", TestSupport.stallTimeout, "-o", dir.path, Self.slowJPEG, fixtures[2]],
                                       environment: stalling())
         #expect(run.status == 1)
         let lines = run.stderr.split(separator: "\n").filter { $0.hasPrefix("imgprep: ") }
         #expect(lines.count == 1, "\(run.stderr)")
-        #expect(lines.first?.contains("\(Self.slowJPEG): decode: no result after 0.25 s") == true, "\(run.stderr)")
+        #expect(lines.first?.contains("\(Self.slowJPEG): decode: no result after \(TestSupport.stallTimeout) s") == true, "\(run.stderr)")
     }
 
     /// The memory gate admits a file before the batch reads it: four 60 MB files at -j 4 under a 1 MB
