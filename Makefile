@@ -28,16 +28,22 @@ PATH_MAP := -Xswiftc -file-prefix-map -Xswiftc $(CURDIR)=. -Xcc -ffile-prefix-ma
 
 # Ubuntu (and its derivatives) name the libjpeg-turbo dev package differently from Debian.
 JPEG_DEV := $(shell grep -Eqs '^ID(_LIKE)?=.*ubuntu' /etc/os-release && echo libjpeg-turbo8-dev || echo libjpeg62-turbo-dev)
-# libturbojpeg0-dev: TurboJPEG's tjTransform turns JPEGs losslessly; libjpeg-turbo-progs: jpegtran, the tests' reference for it.
-# libwebp-dev: WebP in and out (decode, demux, mux); liblcms2-dev: --color srgb. webp and libavif-bin: dwebp and avifdec, independent decoders the tests read outputs back with.
-# libgif-dev: GIF in (giflib). python3-venv: the test-only venv (`make testenv`): Pillow reads animations
-# back, imagecodecs (it bundles libultrahdr) reads Ultra HDR JPEGs back: readers that are not ours.
-# zsh and fish: the completion tests run the generated scripts in them (bash is always there).
-# libcurl4-openssl-dev: http(s) sources (libcurl, TLS through OpenSSL and the system CA store); openssl makes the tests' self-signed certificate.
+# What compiling needs (and so every target that builds installs): the C libraries' headers, which pull in
+# the libraries themselves, so the built binary runs where they are.
+# libturbojpeg0-dev: TurboJPEG's tjTransform turns JPEGs losslessly. libwebp-dev: WebP in and out (decode,
+# demux, mux). liblcms2-dev: --color srgb. libgif-dev: GIF in (giflib). libjxl-dev: JPEG XL in and out.
+# libcurl4-openssl-dev: http(s) sources (libcurl, TLS through OpenSSL and the system CA store).
 # libde265-dev (libheif-dev's own dependency, named for its header): plain HEIC grids are decoded tile by tile with
 # libde265, the HEVC decoder libheif uses, to keep their Y'CbCr planes (libheif 1.15 hands out only RGB).
+BUILD_DEPS := pkg-config libheif-dev libde265-dev libexif-dev $(JPEG_DEV) libturbojpeg0-dev libpng-dev libwebp-dev liblcms2-dev libgif-dev libjxl-dev libcurl4-openssl-dev
+# What the tests check with, on top: independent readers and tools.
+# libjpeg-turbo-progs: jpegtran, the reference for lossless turns. webp and libavif-bin: dwebp and avifdec read
+# outputs back. libheif-examples, exiftool, imagemagick, vips, libjxl-tools: references and fixture makers.
+# python3-venv: the test-only venv (`make testenv`). zsh and fish: the completion tests run the generated
+# scripts in them (bash is always there). openssl makes the tests' self-signed certificate.
 # chromium: the tests open pages of imgprep's <picture> markup and JPEG XL in a real browser.
-DEPS := zsh fish pkg-config libheif-dev libde265-dev libexif-dev $(JPEG_DEV) libturbojpeg0-dev libpng-dev libwebp-dev liblcms2-dev libgif-dev libheif-examples libimage-exiftool-perl imagemagick libvips-tools libjpeg-turbo-progs webp libavif-bin jq python3-venv libjxl-dev libjxl-tools chromium libcurl4-openssl-dev openssl
+TEST_DEPS := zsh fish libheif-examples libimage-exiftool-perl imagemagick libvips-tools libjpeg-turbo-progs webp libavif-bin jq python3-venv libjxl-tools chromium openssl
+DEPS := $(BUILD_DEPS) $(TEST_DEPS)
 BENCH_DEPS := libvips-tools imagemagick libheif-examples jpegoptim time webp jq python3 libjxl-tools curl
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
@@ -51,15 +57,19 @@ define apt_install
 	else echo "packages already installed: $(1)"; fi
 endef
 
-.PHONY: deps bench-deps testenv build test fuzz demo fixtures bench install install-files docs deb deb-test clean
+.PHONY: deps build-deps bench-deps testenv build test fuzz demo fixtures bench install install-files docs deb deb-test clean
 
 deps:
 	$(call apt_install,$(DEPS))
 
+build-deps:
+	$(call apt_install,$(BUILD_DEPS))
+
 bench-deps:
 	$(call apt_install,$(BENCH_DEPS))
 
-build:
+build: build-deps
+	@echo "building imgprep (release, the Swift runtime linked in; a few minutes the first time)"
 	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(STATIC_SCRATCH) --product imgprep $(PATH_MAP)
 
 # A venv for the tests only, from PyPI: Pillow reads animations back (scripts/compare-animations.py),
@@ -71,6 +81,7 @@ build:
 TESTENV := .venv-test
 testenv: deps
 	@if ! $(TESTENV)/bin/python -c 'import PIL, numpy, imagecodecs, pillow_heif, ssimulacra2, thumbhash, blurhash' 2>/dev/null; then \
+	  echo "making $(TESTENV): Pillow, numpy, imagecodecs, pillow-heif, ssimulacra2, thumbhash, blurhash from PyPI (about a minute)"; \
 	  python3 -m venv $(TESTENV) && $(TESTENV)/bin/pip install -q pillow numpy imagecodecs pillow-heif==1.8.1 ssimulacra2==0.3.0 thumbhash==0.1.2 blurhash==1.1.5; \
 	else echo "$(TESTENV) already has Pillow, numpy, imagecodecs, pillow-heif, ssimulacra2, thumbhash and blurhash"; fi
 
@@ -92,10 +103,13 @@ docs:
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) bash scripts/fuzz.sh
 
-# Converts the bundled good samples only; the broken ones live in Tests/Fixtures/bad/.
-demo: deps build
-	mkdir -p out
-	$(BIN) convert Tests/Fixtures/heic/*.heic --to jpeg -o out/
+# The everyday job on a phone-sized HEIC (12 MP, stored sideways, EXIF with GPS; scripts/make-demo-fixture.sh):
+# an upright JPEG of at most 2048 pixels with its metadata, then what `info` reads from it.
+demo: build
+	@mkdir -p out
+	$(BIN) convert Tests/Fixtures/demo/phone-photo.heic --max-dimension 2048 --to jpeg -o out/
+	$(BIN) info out/phone-photo.jpg
+	@echo "The upright JPEG is out/phone-photo.jpg (from Tests/Fixtures/demo/phone-photo.heic)."
 
 fixtures: deps
 	bash scripts/make-fixtures.sh
@@ -120,7 +134,7 @@ install-files:
 # imgprep_VERSION_amd64.deb for Debian 12: the Swift runtime linked in statically, Depends computed by
 # dpkg-shlibdeps from the binary, the licences in its copyright file, the same bytes from the same
 # commit wherever it is built (scripts/build-deb.sh).
-deb: deps build
+deb: build
 	$(call apt_install,dpkg-dev)
 	bash scripts/build-deb.sh $(STATIC_BIN)
 

@@ -4,7 +4,7 @@
 # Every picture has a red block in the stored top-left corner and (the bigger ones) a black arrow
 # pointing right, so a rotated or mirrored output is visible at a glance.
 #
-# Tests/Fixtures/heic/ (good files; `make demo` converts them all):
+# Tests/Fixtures/heic/ (good files only):
 #   gps-p3.heic       320x240, 8-bit 4:2:0, ICC "Display P3" (colr prof), EXIF Make/Model/DateTimeOriginal/
 #                     OffsetTimeOriginal/LensModel/ExposureTime/FNumber/ISO, Orientation 1,
 #                     GPS 48.8584 N 2.2945 E, alt 35 m, direction 123.4 T, and an XMP block (dc:title, Rating 3).
@@ -137,6 +137,9 @@ python3 scripts/make-gif-fixtures.py Tests/Fixtures/gif
 
 # JPEG XL (cjxl): its own script, which can also run alone.
 scripts/make-jxl-fixtures.sh
+
+# The demo's phone-sized HEIC: its own script too.
+scripts/make-demo-fixture.sh
 
 # Report, and refuse fixtures too big to commit.
 for f in "$webp"/*.webp "$bad"/truncated.webp; do
