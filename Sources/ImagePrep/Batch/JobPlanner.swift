@@ -99,6 +99,12 @@ public struct JobPlanner: Sendable {
             job.problem = ImagePrepError(.output, reason, stage: .write)
             return job
         }
+        // A name from the input that leads out of the output folder (a file named `...heic` under
+        // `--name {name}/{width}.{ext}`): that input fails; nothing is claimed for it.
+        if let set, let name = set.naming.escape(input: input.remote?.outputName ?? input.path, root: input.root,
+                                                 format: set.formats.first ?? format) {
+            return refused("--name \(set.naming.template) names its output \(name), which leaves the output folder; rename the file")
+        }
         if let position = claimed[inputFile] ?? claimed[inputEntry] {
             return refused("\(input.path) was written by this run as the output of \(name(position)); it is not read again")
         }
