@@ -75,6 +75,13 @@ extension BatchCommandOptions {
                 }
             }
         }
+        if let path = args[.manifest] {
+            let files = paths.compactMap(InputSource.localPath).filter { !RawPath.isDirectory($0) }
+            let known = files.flatMap { outputs.names(for: InputPath(path: $0)).filter(SetOutputs.isKnown) }
+            if let problem = ManifestTarget.problem(manifest: path, inputs: paths, recursive: recursive, list: filesFrom, outputs: known) {
+                throw UsageError(description: "\(problem); see 'imgprep \(args.command) --help'")
+            }
+        }
         manifest = args[.manifest].map { ManifestOptions(path: $0, sizes: args[.sizes] ?? "100vw", baseURL: args[.baseURL]) }
     }
 }

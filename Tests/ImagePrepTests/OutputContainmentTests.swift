@@ -111,4 +111,85 @@ import Testing
         #expect(naming.escape(input: "src/..heic", root: nil, format: .jpeg) == nil)
         #expect(naming.escape(input: "src/x.heic", root: nil, format: .jpeg) == nil)
     }
+
+    // MARK: a manifest over an input or an output
+
+    /// The input named in other spellings, through a linked folder, as a variant of the run, as the
+    /// list, and as an image a `-r` walk takes: each refused before any work, nothing written or changed.
+    @Test func aManifestOverAnInputAnOutputOrTheListIsAUsageError() throws {
+        let scratch = try Scratch([Array("src/photo.png".utf8), Array("tree/in.png".utf8)])
+        try FileManager.default.createSymbolicLink(atPath: scratch.path("link"), withDestinationPath: "src")
+        try Data("src/photo.png\n".utf8).write(to: URL(fileURLWithPath: scratch.path("list.txt")))
+        let before = scratch.files()
+        let original = try scratch.bytes("src/photo.png")
+        let set = ["--to", "webp,jpeg", "--widths", "40,80", "-o", "out"]
+        let cases: [(arguments: [String], says: String)] = [
+            (["src/photo.png", "--manifest", "src/photo.png"], "is an input of this run"),
+            (["src/photo.png", "--manifest", "./src//../src/photo.png"], "is an input of this run"),
+            (["src/photo.png", "--manifest", scratch.path("src/photo.png")], "is an input of this run"),
+            (["src/photo.png", "--manifest", "link/photo.png"], "is an input of this run"),
+            (["link/photo.png", "--manifest", "src/photo.png"], "is an input of this run"),
+            (["src/photo.png", "--manifest", "out/photo-80.webp"], "is where this run writes"),
+            (["src/photo.png", "--manifest", "out//photo-40.jpg"], "is where this run writes"),
+            (["--files-from", "list.txt", "--manifest", "list.txt"], "is the list of paths"),
+            (["-r", "tree", "--manifest", "tree/in.png"], "-r finds"),
+        ]
+        for (arguments, says) in cases {
+            let run = try scratch.run(["convert"] + arguments + set)
+            #expect(run.status == 2, "\(arguments): \(run.stderr)")
+            #expect(run.stderr.split(separator: "\n").count == 1 && run.stderr.contains(says), "\(arguments): \(run.stderr)")
+        }
+        #expect(scratch.files() == before)
+        #expect(try scratch.bytes("src/photo.png") == original)
+    }
+
+    /// Inputs from a list are known only as it is read: a variant named like the manifest fails alone
+    /// (the manifest is never replaced by a variant, nor a variant by it), and no output replaces the list.
+    @Test func aListsInputsNeverLandOnTheManifestOrTheList() throws {
+        let scratch = try Scratch([Array("src/photo.png".utf8), Array("src/other.png".utf8)])
+        try Data("src/photo.png\nsrc/other.png\n".utf8).write(to: URL(fileURLWithPath: scratch.path("list.txt")))
+        let run = try scratch.run(["convert", "--files-from", "list.txt", "--widths", "40", "-o", "out", "--manifest", "out/photo-40.jpg"])
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(Self.oneLine(run.stderr, containing: "src/photo.png") && run.stderr.contains("--manifest"), "\(run.stderr)")
+        let manifest = try Manifest.decode(scratch.bytes("out/photo-40.jpg"))
+        #expect(manifest.images.keys.sorted() == ["src/other.png"])
+        #expect(FileManager.default.fileExists(atPath: scratch.path("out/other-40.jpg")))
+
+        try Data("src/photo.png\n".utf8).write(to: URL(fileURLWithPath: scratch.path("photo.jpg")))
+        let overList = try scratch.run(["convert", "--files-from", "photo.jpg", "-o", "."])
+        #expect(overList.status == 1, "\(overList.stderr)")
+        #expect(overList.stderr.contains("would replace another input"), "\(overList.stderr)")
+        #expect(try scratch.bytes("photo.jpg") == Array("src/photo.png\n".utf8))
+    }
+
+    // MARK: a NUL-separated list read as lines
+
+    /// `find -print0` without `-0`: the whole list is one line holding NULs. It is refused with a hint,
+    /// nothing is read or written; with `-0` the same list converts every file under its own name.
+    @Test func aLineHoldingANulIsRefusedWithAHintToUseDashZero() throws {
+        let scratch = try Scratch([Array("photos/a.png".utf8), Array("photos/b.png".utf8)])
+        try FileManager.default.copyItem(atPath: TestSupport.fixtures.appendingPathComponent("jxl/exif.jpg").path,
+                                         toPath: scratch.path("photos/c.jpg"))
+        let list = Data("photos/a.png\0photos/b.png\0photos/c.jpg\0".utf8)
+        let before = scratch.files()
+        let run = try scratch.run(["convert", "--files-from", "-", "-o", "out", "--json"], input: list)
+        #expect(run.status == 1, "\(run.stderr)")
+        let lines = try BatchTests.jsonLines(run.stdout).filter { $0["summary"] == nil }
+        #expect(lines.count == 1, "\(run.stdout)")
+        #expect(lines.first?["status"] as? String == "failed")
+        #expect((lines.first?["error"] as? String)?.contains("-0") == true, "\(run.stdout)")
+        #expect(!run.stdout.contains("\\u0000"), "\(run.stdout)")
+        #expect(scratch.files() == before)
+
+        // A NUL on one line of a newline list: that line is refused, the others are used.
+        let mixed = try scratch.run(["convert", "--files-from", "-", "-o", "mixed"], input: Data("photos/a.png\nphotos/b.png\0photos/c.jpg\n".utf8))
+        #expect(mixed.status == 1, "\(mixed.stderr)")
+        #expect(Self.oneLine(mixed.stderr, containing: "NUL"), "\(mixed.stderr)")
+        #expect(scratch.files().subtracting(before) == ["mixed/a.jpg"])
+
+        let right = try scratch.run(["convert", "-0", "--files-from", "-", "-o", "out"], input: list)
+        #expect(right.status == 0, "\(right.stderr)")
+        #expect(try TestSupport.decode(scratch.path("out/c.jpg")).width == 160)
+        #expect(try TestSupport.decode(scratch.path("out/a.jpg")).width == 128)
+    }
 }

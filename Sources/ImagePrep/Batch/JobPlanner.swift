@@ -124,6 +124,20 @@ public struct JobPlanner: Sendable {
         return job
     }
 
+    /// Claims `path` for a file the run writes besides its outputs (`--manifest`), named `what` in
+    /// refusals: an output or an input that is that file fails.
+    public mutating func reserve(_ path: String, for what: String) {
+        claim(PathDigest(normalized: identity.entry(path)), by: what)
+        claim(PathDigest(normalized: identity.fileAndEntry(path).file), by: what)
+    }
+
+    /// Counts `path` as an input (`--files-from FILE`): no output may replace it.
+    public mutating func protect(_ path: String) {
+        let identities = identities(of: path)
+        inputs.insert(identities.file)
+        inputs.insert(identities.entry)
+    }
+
     private mutating func claim(_ output: PathDigest, by input: String) {
         claims += 1
         claimed[output] = claims
