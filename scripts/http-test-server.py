@@ -2,7 +2,8 @@
 """A small HTTP(S) server on 127.0.0.1 for imgprep's URL tests and `make bench`.
 
 Serves the files of --root under routes that each behave one way, logs every request as one line
-"METHOD PATH STATUS" (appended to --log, flushed at once), and prints its port on standard output when
+"METHOD PATH STATUS" (appended to --log, flushed at once; " Authorization" added when the request
+carried that header), and prints its port on standard output when
 it is ready. With --tls CERT KEY it speaks HTTPS with that certificate.
 
 Routes (NAME is a file in --root):
@@ -15,6 +16,7 @@ Routes (NAME is a file in --root):
   /wrongtype/NAME served as text/html
   /redirect/N/NAME  302 to /redirect/N-1/NAME, /redirect/0/NAME to /plain/NAME (N+1 redirects)
   /tofile         302 to file:///etc/passwd
+  /goto?to=URL    302 to URL (percent-decoded), whatever it is
   /status/CODE    that status with a small HTML body
   /slow           headers (Content-Length 1000), then nothing until the client goes away
   /forever        no Content-Length, bytes until the client goes away
@@ -50,7 +52,8 @@ def main():
 
         def record(self, status):
             with log_lock:
-                log.write(f"{self.command} {self.path} {status}\n")
+                auth = " Authorization" if self.headers.get("Authorization") is not None else ""
+                log.write(f"{self.command} {self.path} {status}{auth}\n")
                 log.flush()
 
         def reply(self, status, body=b"", headers=()):
@@ -86,6 +89,9 @@ def main():
                 n = int(parts[1])
                 target = f"/plain/{parts[2]}" if n == 0 else f"/redirect/{n - 1}/{parts[2]}"
                 return self.reply(302, headers=[("Location", target)])
+            if route == "goto":
+                query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
+                return self.reply(302, headers=[("Location", query.get("to", ["/"])[0])])
             if route == "tofile":
                 return self.reply(302, headers=[("Location", "file:///etc/passwd")])
             if route == "status":

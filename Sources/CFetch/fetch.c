@@ -221,9 +221,8 @@ void imgprep_curl_get(void *handle, const imgprep_fetch_request *request, imgpre
     SET(CURLOPT_ERRORBUFFER, error);
     SET(CURLOPT_NOSIGNAL, 1L);  // threads: no SIGALRM for name resolution timeouts
     SET(CURLOPT_PROTOCOLS_STR, "http,https");
-    SET(CURLOPT_REDIR_PROTOCOLS_STR, "http,https");  // a redirect to file:// or anything else fails
-    SET(CURLOPT_FOLLOWLOCATION, 1L);
-    SET(CURLOPT_MAXREDIRS, 5L);
+    // libcurl would send the credentials of a redirect's URL (user:password@): each hop is the caller's.
+    SET(CURLOPT_FOLLOWLOCATION, 0L);
     SET(CURLOPT_USERAGENT, request->user_agent);
     SET(CURLOPT_CONNECTTIMEOUT_MS, request->connect_timeout_ms);
     SET(CURLOPT_TIMEOUT_MS, request->timeout_ms);
@@ -242,6 +241,15 @@ void imgprep_curl_get(void *handle, const imgprep_fetch_request *request, imgpre
     if (code == CURLE_OK && header_failed) code = CURLE_OUT_OF_MEMORY;
     if (code == CURLE_OK) code = loaded_easy_perform(curl);
     loaded_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &result->status);
+    char *location = NULL;
+    if (code == CURLE_OK && loaded_easy_getinfo(curl, CURLINFO_REDIRECT_URL, &location) == CURLE_OK && location != NULL) {
+        size_t length = strlen(location);
+        if (length < sizeof result->redirect_url) {
+            memcpy(result->redirect_url, location, length + 1);
+        } else {
+            result->redirect_overflowed = 1;
+        }
+    }
     // The header list and the error buffer end here: the handle must not point at them afterwards.
     loaded_easy_setopt(curl, CURLOPT_HTTPHEADER, (struct curl_slist *)NULL);
     loaded_easy_setopt(curl, CURLOPT_ERRORBUFFER, (char *)NULL);

@@ -6,7 +6,7 @@ import Synchronization
 /// keyed and sorted by source, so the bytes do not depend on -j or the order files finished in.
 final class ManifestCollector: Sendable {
     let options: ManifestOptions
-    private let entries = Mutex<[String: ManifestEntry]>([:])
+    private let entries = Mutex<[ManifestSource: ManifestEntry]>([:])
     private let folder: String
 
     init(_ options: ManifestOptions) {
@@ -24,7 +24,7 @@ final class ManifestCollector: Sendable {
         let entry = ManifestEntry(width: set.width, height: set.height, alt: set.alt, color: set.color, placeholder: set.placeholder,
                                   variants: variants, sizes: options.sizes, baseURL: options.baseURL)
         let key = ManifestPaths.key(input: outcome.job.input, root: outcome.job.root)
-        entries.withLock { $0[key] = entry }
+        entries.withLock { $0[ManifestSource(key)] = entry }
     }
 
     /// The manifest, written atomically.

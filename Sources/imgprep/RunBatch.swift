@@ -36,9 +36,11 @@ func runBatch(_ options: BatchCommandOptions, command: String) async -> Int32 {
         return 2
     }
 
-    let planner = JobPlanner(format: options.settings.format, outputDirectory: options.outputDirectory,
+    var planner = JobPlanner(format: options.settings.format, outputDirectory: options.outputDirectory,
                              outputFile: options.outputFile, inPlace: options.batch.inPlace,
                              autoFormats: options.settings.autoFormats?.map(\.format), set: options.setOutputs)
+    if let manifest = options.manifest { planner.reserve(manifest.path, for: "--manifest") }
+    if let filesFrom = options.filesFrom, filesFrom != "-" { planner.protect(filesFrom) }
     let source = JobSource(arguments: options.paths, list: list, recursive: options.recursive,
                            excluding: options.outputDirectory, planner: planner, shard: options.shard,
                            largestFirst: options.batch.jobs > 1)

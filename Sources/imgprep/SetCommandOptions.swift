@@ -62,16 +62,24 @@ extension BatchCommandOptions {
         // The arguments are the whole list: two of them naming one output is a usage error too (the
         // planner refuses such a name later only for inputs found by -r or read from a list).
         if !recursive, filesFrom == nil {
-            var claimed: [String: String] = [:]
-            for path in paths {
+            // Keyed by bytes: `café` in NFC and in NFD are two files, whose outputs are two files too.
+            var claimed: [[UInt8]: String] = [:]
+            for path in paths where naming.escape(input: path, root: nil, format: formats.first ?? settings.format) == nil {  // that one fails alone
                 let input = OutputNaming.normalize(path)
                 for name in outputs.names(for: InputPath(path: path)) where SetOutputs.isKnown(name) {
-                    let key = OutputNaming.normalize(name)
-                    if let first = claimed[key], first != input {
+                    let key = RawPath.bytes(OutputNaming.normalize(name))
+                    if let first = claimed[key], RawPath.bytes(first) != RawPath.bytes(input) {
                         throw UsageError(description: "\(first) and \(path) would both write \(name); rename one, use separate output directories or add {dir} or {hash} to --name; see 'imgprep \(args.command) --help'")
                     }
                     claimed[key] = input
                 }
+            }
+        }
+        if let path = args[.manifest] {
+            let files = paths.compactMap(InputSource.localPath).filter { !RawPath.isDirectory($0) }
+            let known = files.flatMap { outputs.names(for: InputPath(path: $0)).filter(SetOutputs.isKnown) }
+            if let problem = ManifestTarget.problem(manifest: path, inputs: paths, recursive: recursive, list: filesFrom, outputs: known) {
+                throw UsageError(description: "\(problem); see 'imgprep \(args.command) --help'")
             }
         }
         manifest = args[.manifest].map { ManifestOptions(path: $0, sizes: args[.sizes] ?? "100vw", baseURL: args[.baseURL]) }

@@ -68,7 +68,7 @@ enum BrowserCheck {
     static func run(_ manifest: Manifest, in directory: URL, widths: [Int], pixelRatios: [Double]) throws -> [Report] {
         let sources = manifest.images.keys.sorted()
         let entries = sources.map { source in
-            "<div class=\"imgprep-entry\" data-source=\"\(HTMLText.escaped(source))\">\(manifest.images[source]?.html ?? "")</div>"
+            "<div class=\"imgprep-entry\" data-source=\"\(HTMLText.escaped(source.path))\">\(manifest.images[source]?.html ?? "")</div>"
         }
         let variants = sources.flatMap { manifest.images[$0]?.variants ?? [] }.map {
             "<img data-path=\"\(HTMLText.escaped($0.path))\" src=\"\(HTMLText.escaped(PictureMarkup.url($0.path, baseURL: nil)))\">"

@@ -55,7 +55,7 @@ struct BrowserCheckTests {
             ManifestEntry(width: 1600, height: 1200, alt: alt, color: "#808080", placeholder: nil, variants: variants, sizes: "100vw", baseURL: baseURL)
         }
         let manifest = Manifest(images: [
-            "\(folder)/photo 1.heic": entry(hostileAlt, baseURL: nil),
+            ManifestSource("\(folder)/photo 1.heic"): entry(hostileAlt, baseURL: nil),
             "other.heic": entry(otherAlt, baseURL: nil),
             // The folder's own file URL as --base-url: the joined, percent-encoded URLs must resolve.
             "based.heic": entry("", baseURL: dir.absoluteString),

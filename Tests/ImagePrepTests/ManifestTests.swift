@@ -16,7 +16,7 @@ import Testing
                       variants: variants(stem), sizes: "100vw", baseURL: nil)
     }
 
-    static let sample: [String: ManifestEntry] = [
+    static let sample: [ManifestSource: ManifestEntry] = [
         "photos/b.heic": entry("photos/b"), "a.jpg": entry("a", alt: "", placeholder: nil),
         "ünï/çödé.png": entry("ünï/çödé", placeholder: Placeholder(kind: .lqip, value: "data:image/webp;base64,UklGRg==")),
         "z z.webp": entry("z z", alt: "tab\there \"quoted\" \\ back", placeholder: Placeholder(kind: .blurhash, value: "LEHV6nWB2yk8pyo0adR*.7kCMdnj")),
@@ -117,12 +117,33 @@ import Testing
             expectRefusal(Array(good.replacingOccurrences(of: from, with: to).utf8), reason)
         }
         expectRefusal(Array(##"{"images": {"a": {"alt": "", "color": "#000000", "height": 1, "html": "", "placeholder": null, "variants": [], "width": 1}}}"##.utf8), "at least one variant")
-        // Bytes that are not UTF-8 inside a string, and two spellings of one name.
+        // Bytes that are not UTF-8 inside a string (a file name's are written as escapes).
         expectRefusal(Array(#"{"images": {""#.utf8) + [0xFF] + Array(#"": {}}}"#.utf8), "not UTF-8")
+    }
+
+    /// Two spellings of one name are two files on Linux, so two sources; a name that is not UTF-8 is
+    /// written with Python's surrogateescape (`\udcff`), never as private-use characters, and read back
+    /// as the same bytes.
+    @Test func namesAreBytesNFCAndNFDAreTwoSourcesAndBytesThatAreNotUTF8RoundTrip() throws {
         let one = Self.sample["a.jpg"]!
-        var twoSpellings: [UInt8] = []
-        ManifestJSON.object([("images", .object([("\u{E9}.jpg", one.json), ("e\u{301}.jpg", one.json)]))]).write(into: &twoSpellings)
-        expectRefusal(twoSpellings, "different Unicode spellings")
+        let raw = RawPath.decode([0x66, 0xFF, 0x2F, 0x78, 0xE9, 0x2E, 0x6A, 0x70, 0x67])   // "f\xFF/x\xE9.jpg"
+        var variant = one.variants[0]
+        variant.path = raw
+        let odd = ManifestEntry(width: one.width, height: one.height, alt: one.alt, color: one.color, placeholder: nil,
+                                variants: [variant], sizes: "100vw", baseURL: nil)
+        let manifest = Manifest(images: [ManifestSource("\u{E9}.jpg"): one, ManifestSource("e\u{301}.jpg"): one, ManifestSource(raw): odd])
+        #expect(manifest.images.count == 3)
+        let bytes = manifest.encoded()
+        #expect(!bytes.indices.dropLast().contains { bytes[$0] == 0xF4 && bytes[$0 + 1] == 0x8F }, "private-use escapes written")
+        let text = try #require(String(validating: bytes, as: UTF8.self))
+        #expect(text.contains(#""f\udcff/x\udce9.jpg""#), "\(text)")
+        #expect(odd.html.contains("f%FF/x%E9.jpg"), "\(odd.html)")
+        let read = try Manifest.decode(bytes)
+        #expect(read == manifest)
+        #expect(RawPath.bytes(try #require(read.images[ManifestSource(raw)]).variants[0].path) == [0x66, 0xFF, 0x2F, 0x78, 0xE9, 0x2E, 0x6A, 0x70, 0x67])
+        #expect(read.images.keys.sorted().map { RawPath.bytes($0.path) } == [[0x65, 0xCC, 0x81, 0x2E, 0x6A, 0x70, 0x67], [0x66, 0xFF, 0x2F, 0x78, 0xE9, 0x2E, 0x6A, 0x70, 0x67], [0xC3, 0xA9, 0x2E, 0x6A, 0x70, 0x67]])
+        // A lone surrogate that is no byte of a name is still refused.
+        expectRefusal(Array(#"{"images": {"\udc41": {}}}"#.utf8), "lone surrogate")
     }
 
     private func expectRefusal(_ bytes: [UInt8], _ reason: String, sourceLocation: SourceLocation = #_sourceLocation) {

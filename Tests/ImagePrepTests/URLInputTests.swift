@@ -261,6 +261,31 @@ import Testing
         #expect(try BatchTests.jsonLines(allowed.stdout).first?["input"] as? String == site.server.url("/plain/a.png"))
     }
 
+    /// A redirect to a URL with `user:password@` (absolute, or scheme-relative) is refused with one line
+    /// before it is followed: the server never sees an Authorization header, nor a request for the target.
+    /// With --allow-credentials it is followed.
+    @Test func aRedirectToCredentialsIsRefusedAndNoAuthorizationIsSent() throws {
+        let site = try Site()
+        let port = site.server.port
+        let targets = ["http://someone:s3cr3t@127.0.0.1:\(port)/plain/a.png", "//someone:s3cr3t@127.0.0.1:\(port)/plain/a.png",
+                       "http://someone@127.0.0.1:\(port)/plain/a.png"]
+        for (index, target) in targets.enumerated() {
+            let encoded = target.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            let run = try site.run(["convert", site.server.url("/goto?to=\(encoded)"), "-o", "out\(index)"])
+            #expect(run.status == 1, "\(target): \(run.stderr)")
+            #expect(run.stderr.split(separator: "\n").filter { $0.contains("--allow-credentials") }.count == 1, "\(run.stderr)")
+            // The redirect's target is shown without its credentials (the input's own query holds them encoded).
+            #expect(!(run.stdout + run.stderr).contains("someone:s3cr3t@") && !(run.stdout + run.stderr).contains("//someone@"))
+            #expect(!FileManager.default.fileExists(atPath: site.path("out\(index)")))
+        }
+        #expect(site.server.count("/plain/a.png") == 0, "\(site.server.requests)")
+        #expect(!site.server.requests.contains { $0.hasSuffix("Authorization") }, "\(site.server.requests)")
+        let encoded = targets[0].addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        let allowed = try site.run(["convert", site.server.url("/goto?to=\(encoded)"), "-o", "allowed", "--allow-credentials"])
+        #expect(allowed.status == 0, "\(allowed.stderr)")
+        #expect(site.server.count("/plain/a.png") == 1)
+    }
+
     @Test func theSameURLTwiceIsOneDownloadAndOneOutput() throws {
         let site = try Site()
         let url = site.server.url("/plain/a.png")

@@ -37,7 +37,7 @@ struct WebSetGainMapTests {
             try UltraHDRTests.expectUltraHDRStructure(path)
             try UltraHDRTests.expectMatches(path, map: apple.pgm, quarterTurns: 0, apple: apple.headroom)
         }
-        let entry = try #require(try Manifest.decode(TestSupport.bytes(manifest.path)).images[UltraHDRTests.heic])
+        let entry = try #require(try Manifest.decode(TestSupport.bytes(manifest.path)).images[ManifestSource(UltraHDRTests.heic)])
         #expect(entry.variants.map(\.hdr) == [false, false, true, true], "\(entry.variants)")
     }
 
@@ -119,7 +119,7 @@ struct WebSetAnimationTests {
             }
         }
         // The <picture> offers only the animated WebP as a source: a browser would take a still AVIF first.
-        let entry = try #require(try Manifest.decode(TestSupport.bytes(manifest.path)).images[source])
+        let entry = try #require(try Manifest.decode(TestSupport.bytes(manifest.path)).images[ManifestSource(source)])
         #expect(entry.variants.map(\.animated) == [false, false, true, true, false, false], "\(entry.variants)")
         #expect(!entry.html.contains("image/avif") && entry.html.contains("<source type=\"image/webp\""), "\(entry.html)")
     }

@@ -39,14 +39,14 @@ struct WebSetManifestTests {
         let run = try Self.convert(inputs, manifest: file)
         #expect(run.status == 0, "\(run.stderr)")
         let manifest = try Manifest.decode(TestSupport.bytes(file.path))
-        #expect(Set(manifest.images.keys) == Set(inputs))
+        #expect(Set(manifest.images.keys) == Set(inputs.map { ManifestSource($0) }))
 
-        let wide = try #require(manifest.images[inputs[0]])
+        let wide = try #require(manifest.images[ManifestSource(inputs[0])])
         #expect(wide.alt == Self.hostileCaption)
         #expect((wide.width, wide.height) == (1400, 1050))
         #expect(wide.variants.map(\.width) == [300, 600, 1200, 300, 600, 1200, 300, 600, 1200])
         // The HEIC is 320 wide: 600 and 1200 are not made, its own width is.
-        #expect(manifest.images[inputs[2]]?.variants.map(\.width) == [300, 320, 300, 320, 300, 320])
+        #expect(manifest.images[ManifestSource(inputs[2])]?.variants.map(\.width) == [300, 320, 300, 320, 300, 320])
         for entry in manifest.images.values {
             for variant in entry.variants {
                 let bytes = try TestSupport.bytes(directory.appendingPathComponent("site").appendingPathComponent(variant.path).path)
@@ -61,7 +61,7 @@ struct WebSetManifestTests {
                 #expect(frame.ran.isEmpty, "a caption ran as markup: \(frame.ran)")
                 #expect(frame.others.isEmpty, "elements from a caption: \(frame.others)")
                 for image in frame.entries {
-                    let entry = try #require(manifest.images[image.source])
+                    let entry = try #require(manifest.images[ManifestSource(image.source)])
                     let avif = entry.variants.filter { $0.format == "avif" }
                     // sizes=100vw: the smallest candidate at least viewport x ratio wide, else the largest.
                     let need = Double(frame.requestedWidth) * report.devicePixelRatio
@@ -91,7 +91,7 @@ struct WebSetManifestTests {
         let file = directory.appendingPathComponent("site/images.json")
         let run = try Self.convert([input], manifest: file)
         #expect(run.status == 0, "\(run.stderr)")
-        let entry = try #require(try Manifest.decode(TestSupport.bytes(file.path)).images[input])
+        let entry = try #require(try Manifest.decode(TestSupport.bytes(file.path)).images[ManifestSource(input)])
         #expect(["#e01010", "#1020e0"].contains(entry.color), "\(entry.color)")
         let placeholder = try #require(entry.placeholder)
         #expect(placeholder.kind == .thumbhash)

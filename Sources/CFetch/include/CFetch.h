@@ -50,7 +50,11 @@ typedef struct {
     char etag[256];
     char last_modified[64];
     char cache_control[256];
+    /// A 3xx's Location, resolved against the URL asked for (CURLINFO_REDIRECT_URL); "" for none.
+    /// Redirects are not followed here: the caller checks each one as it checks the first URL.
+    char redirect_url[4096];
+    int redirect_overflowed;     // the redirect's URL did not fit
 } imgprep_fetch_result;
 
-/// One GET on `handle` (reused: libcurl keeps its connections). Never longjmps or exits.
+/// One GET on `handle` (reused: libcurl keeps its connections), redirects not followed. Never longjmps or exits.
 void imgprep_curl_get(void *handle, const imgprep_fetch_request *request, imgprep_fetch_result *result);

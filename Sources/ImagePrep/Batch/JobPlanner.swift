@@ -99,6 +99,12 @@ public struct JobPlanner: Sendable {
             job.problem = ImagePrepError(.output, reason, stage: .write)
             return job
         }
+        // A name from the input that leads out of the output folder (a file named `...heic` under
+        // `--name {name}/{width}.{ext}`): that input fails; nothing is claimed for it.
+        if let set, let name = set.naming.escape(input: input.remote?.outputName ?? input.path, root: input.root,
+                                                 format: set.formats.first ?? format) {
+            return refused("--name \(set.naming.template) names its output \(name), which leaves the output folder; rename the file")
+        }
         if let position = claimed[inputFile] ?? claimed[inputEntry] {
             return refused("\(input.path) was written by this run as the output of \(name(position)); it is not read again")
         }
@@ -116,6 +122,20 @@ public struct JobPlanner: Sendable {
         }
         for (_, entry) in outputs { claim(entry, by: input.path) }
         return job
+    }
+
+    /// Claims `path` for a file the run writes besides its outputs (`--manifest`), named `what` in
+    /// refusals: an output or an input that is that file fails.
+    public mutating func reserve(_ path: String, for what: String) {
+        claim(PathDigest(normalized: identity.entry(path)), by: what)
+        claim(PathDigest(normalized: identity.fileAndEntry(path).file), by: what)
+    }
+
+    /// Counts `path` as an input (`--files-from FILE`): no output may replace it.
+    public mutating func protect(_ path: String) {
+        let identities = identities(of: path)
+        inputs.insert(identities.file)
+        inputs.insert(identities.entry)
     }
 
     private mutating func claim(_ output: PathDigest, by input: String) {

@@ -82,7 +82,7 @@ public final class JobSource: Sendable {
                 LargestFirst.ordered(jobs) { LargestFirst.pixels(of: $0.input) }.forEach(channel.send)
             }
             if let list {
-                let failure = Self.read(list) { paths in
+                let failure = Self.read(list, refuse: { deliver(.unusable(path: list.name, reason: $0)) }) { paths in
                     planner.expect(files(paths))
                     for path in paths { Self.expand(path, recursive: recursive, walker: walker, deliver) }
                 }
@@ -140,14 +140,21 @@ public final class JobSource: Sendable {
 
     /// Reads paths as they arrive, one separator-terminated path at a time (the last may lack it),
     /// handing over each read's complete paths together.
+    /// A line holding a NUL is no path (no file name holds one): it is a NUL-separated list read without
+    /// `-0`, and is refused whole through `refuse`, never opened nor named after.
     /// - Returns: why the list could not be read to its end (an I/O error), or nil.
-    private static func read(_ list: List, _ deliver: ([String]) -> Void) -> String? {
+    private static func read(_ list: List, refuse: (String) -> Void, _ deliver: ([String]) -> Void) -> String? {
         let separator: UInt8 = list.nullSeparated ? 0 : UInt8(ascii: "\n")
         var pending: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         func path(_ bytes: ArraySlice<UInt8>) -> String? {
             var bytes = bytes
             if !list.nullSeparated, bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+            if bytes.contains(0) {
+                let paths = bytes.split(separator: 0).count
+                refuse("a line of the list holds NUL bytes (\(paths) paths separated by NUL, as find -print0 writes them): not used; add -0 (--null) to read such a list")
+                return nil
+            }
             return bytes.isEmpty ? nil : RawPath.decode(bytes)
         }
         var failure: String?

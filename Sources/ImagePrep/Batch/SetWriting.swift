@@ -8,6 +8,9 @@ extension FileConverter {
             throw ImagePrepError(.corrupt, "the prepared set's variants do not add up to its bytes", stage: .write)
         }
         let naming = self.naming ?? SetNaming(template: SetNaming.withoutWidths, outputDirectory: nil)
+        if let name = naming.escape(input: job.remote?.outputName ?? job.input, root: job.root, format: set.variants[0].format) {
+            throw ImagePrepError(.output, "--name \(naming.template) names its output \(name), which leaves the output folder; rename the file", stage: .write)
+        }
         let paths = zip(set.variants, files).map { variant, file in
             naming.path(input: job.remote?.outputName ?? job.input, root: job.root, format: variant.format, width: variant.width, height: variant.height,
                         hash: SetNaming.hash(file))

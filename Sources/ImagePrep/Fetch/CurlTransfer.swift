@@ -14,6 +14,8 @@ final class CurlTransfer {
         var cacheControl: String?
         /// A captured header did not fit its field: nothing of this response is cached.
         var headersOverflowed: Bool
+        /// A 3xx's target, absolute (not followed).
+        var redirect: String?
     }
 
     init() throws {
@@ -81,9 +83,13 @@ final class CurlTransfer {
             }
             throw ImagePrepError.library("libcurl", message, kind: .io)
         }
+        if result.redirect_overflowed != 0 {
+            throw ImagePrepError(.io, "HTTP \(result.status): redirected to a URL longer than \(MemoryLayout.size(ofValue: result.redirect_url) - 1) bytes; not followed")
+        }
         return Response(status: Int(result.status), bytes: Int(result.bytes),
                         etag: Self.text(&result.etag).nonEmpty, lastModified: Self.text(&result.last_modified).nonEmpty,
-                        cacheControl: Self.text(&result.cache_control).nonEmpty, headersOverflowed: result.headers_overflowed != 0)
+                        cacheControl: Self.text(&result.cache_control).nonEmpty, headersOverflowed: result.headers_overflowed != 0,
+                        redirect: Self.rawText(&result.redirect_url).nonEmpty)
     }
 
     private static func reason(_ status: Int) -> String {
@@ -91,6 +97,11 @@ final class CurlTransfer {
                        429: "Too Many Requests", 500: "Internal Server Error", 502: "Bad Gateway",
                        503: "Service Unavailable", 504: "Gateway Timeout"]
         return reasons[status].map { " \($0)" } ?? ""
+    }
+
+    /// A fixed C char array's bytes up to the first NUL as RawPath keeps them (a URL to check, not to show).
+    private static func rawText<T>(_ field: inout T) -> String {
+        withUnsafeBytes(of: &field) { raw in RawPath.decode(raw.prefix { $0 != 0 }) }
     }
 
     /// A fixed C char array as text: bytes up to the first NUL, invalid UTF-8 repaired (it came from a server).

@@ -19,8 +19,9 @@ struct HTTPDownload {
         var open = true
         defer { if open { close(fd) } }
         do {
-            let response = try CurlTransfer().get(url, options: options, ifNoneMatch: stored?.etag,
-                                                  ifModifiedSince: stored?.lastModified, into: fd)
+            let (response, redirectedWithCredentials) = try get(ifNoneMatch: stored?.etag, ifModifiedSince: stored?.lastModified, into: fd)
+            // A body that needed credentials on the way is not kept for a run without them.
+            let cache = redirectedWithCredentials ? nil : cache
             let control = CacheControl(response.cacheControl)
             switch response.status {
             case 200:
@@ -54,5 +55,39 @@ struct HTTPDownload {
             copy.remove()
             throw error
         }
+    }
+
+    /// As many redirects as browsers and curl follow by default, at most.
+    static let maxRedirects = 5
+
+    /// A GET that follows redirects itself, one hop at a time, each target checked as the first URL is
+    /// (libcurl would send the `user:password@` of a redirect's URL). Whether a hop carried credentials.
+    private func get(ifNoneMatch: String?, ifModifiedSince: String?, into fd: Int32) throws -> (CurlTransfer.Response, Bool) {
+        let transfer = try CurlTransfer()
+        var target = url, credentials = false, hops = 0
+        while true {
+            let response = try transfer.get(target, options: options, ifNoneMatch: ifNoneMatch, ifModifiedSince: ifModifiedSince, into: fd)
+            guard (300..<400).contains(response.status), response.status != 304, let next = response.redirect else {
+                return (response, credentials)
+            }
+            guard hops < Self.maxRedirects else {
+                throw ImagePrepError(.io, "more than \(Self.maxRedirects) redirects; not followed")
+            }
+            hops += 1
+            target = try Self.checkedRedirect(next, options: options)
+            credentials = credentials || HTTPURL.parse(target)?.hasCredentials == true
+        }
+    }
+
+    /// A redirect's target when imgprep may follow it: http or https, credentials only with --allow-credentials.
+    static func checkedRedirect(_ location: String, options: FetchOptions) throws -> String {
+        let shown = RawPath.lossy(HTTPURL.withoutCredentials(String(location.prefix(500))))
+        guard case .remote(let remote) = InputSource.classify(location), remote.kind == .http else {
+            throw ImagePrepError(.io, "redirected to \(shown): imgprep follows redirects to http and https URLs only")
+        }
+        if remote.hasCredentials && !options.allowCredentials {
+            throw ImagePrepError(.io, "redirected to a URL that carries credentials (user:password@), \(shown); refused without --allow-credentials")
+        }
+        return location
     }
 }

@@ -6,7 +6,7 @@ public enum ManifestPaths {
     public static func relative(_ path: String, from directory: String) -> String {
         let from = components(absolute(directory)), to = components(absolute(path))
         var common = 0
-        while common < from.count, common < to.count - 1, from[common] == to[common] { common += 1 }
+        while common < from.count, common < to.count - 1, RawPath.bytes(String(from[common])) == RawPath.bytes(String(to[common])) { common += 1 }
         return (Array(repeating: "..", count: from.count - common) + to[common...]).joined(separator: "/")
     }
 

@@ -29,7 +29,23 @@ public struct SetNaming: Sendable, Equatable {
             rest = rest[rest.index(after: close)...]
         }
         if template.isEmpty || template.hasSuffix("/") { return "--name \(template) gives no file name" }
+        if climbsOut(template) {
+            return "\(template) has a .. component, which would write outside the output folder; names stay inside it"
+        }
         return nil
+    }
+
+    /// Whether a name (a template, or one rendered from it) has a `..` component: below the output
+    /// folder that leads out of it, or over a file beside it.
+    public static func climbsOut(_ name: String) -> Bool {
+        name.split(separator: "/").contains("..")
+    }
+
+    /// The rendered name, relative to the output folder, when it would leave that folder (an input's
+    /// stem is `..`: a file named `...heic`); nil when it stays inside.
+    public func escape(input: String, root: String?, format: OutputFormat) -> String? {
+        let name = relativeName(input: input, root: root, format: format, width: nil, height: nil, hash: nil)
+        return Self.climbsOut(name) ? name : nil
     }
 
     /// Two variants of one input that the template names alike (`{width}` missing with several widths,
@@ -48,7 +64,15 @@ public struct SetNaming: Sendable, Equatable {
 
     /// The output path; a field whose value is nil stays as written (`{hash}` before the bytes exist).
     public func path(input: String, root: String?, format: OutputFormat, width: Int?, height: Int?, hash: String?) -> String {
-        let (folder, file) = RawPath.split(input)
+        let folder = RawPath.split(input).directory
+        let base = outputDirectory ?? root ?? (folder.isEmpty ? "." : folder)
+        let inFolder = relativeName(input: input, root: root, format: format, width: width, height: height, hash: hash)
+        return base == "." && outputDirectory == nil ? inFolder : OutputNaming.join(base, inFolder)
+    }
+
+    /// The output's name below the output folder (or the input's folder, without -o).
+    func relativeName(input: String, root: String?, format: OutputFormat, width: Int?, height: Int?, hash: String?) -> String {
+        let file = RawPath.split(input).name
         let stem = file.lastIndex(of: ".").map { $0 == file.startIndex ? file : String(file[..<$0]) } ?? file
         var relative = ""
         if let root, let sub = OutputNaming.relativePath(of: input, under: root) {
@@ -68,9 +92,7 @@ public struct SetNaming: Sendable, Equatable {
         // An empty {dir} leaves no empty folder name behind.
         while rendered.contains("//") { rendered = rendered.replacingOccurrences(of: "//", with: "/") }
         while rendered.hasPrefix("/") { rendered.removeFirst() }
-        let base = outputDirectory ?? root ?? (folder.isEmpty ? "." : folder)
-        let inFolder = template.contains("{dir}") || relative.isEmpty ? rendered : OutputNaming.join(relative, rendered)
-        return base == "." && outputDirectory == nil ? inFolder : OutputNaming.join(base, inFolder)
+        return template.contains("{dir}") || relative.isEmpty ? rendered : OutputNaming.join(relative, rendered)
     }
 
     /// The first 10 hex digits of the SHA-256 of `bytes`.

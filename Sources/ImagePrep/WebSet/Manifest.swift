@@ -1,14 +1,14 @@
 /// `--manifest`: one JSON document describing every picture of a web image set.
 public struct Manifest: Sendable, Equatable {
     /// Keyed by the source path as given (relative to its root with `-r`).
-    public var images: [String: ManifestEntry]
+    public var images: [ManifestSource: ManifestEntry]
 
-    public init(images: [String: ManifestEntry] = [:]) { self.images = images }
+    public init(images: [ManifestSource: ManifestEntry] = [:]) { self.images = images }
 
     /// The document's bytes: sorted keys, no timestamps, a final newline (same input, same bytes).
     public func encoded() -> [UInt8] {
         var out: [UInt8] = []
-        ManifestJSON.object([("images", .object(images.map { ($0.key, $0.value.json) }))]).write(into: &out)
+        ManifestJSON.object([("images", .object(images.map { ($0.key.path, $0.value.json) }))]).write(into: &out)
         out.append(UInt8(ascii: "\n"))
         return out
     }
@@ -33,13 +33,9 @@ public struct Manifest: Sendable, Equatable {
             guard case .object(let sources) = top["images"]! else {  // members() checked the key is there
                 throw ManifestReader.Refusal(path: "images", reason: "expected an object")
             }
-            var images: [String: ManifestEntry] = [:]
-            for (source, value) in sources {
-                // Swift's String == treats canonically equivalent spellings as one key; refuse rather than lose one.
-                guard images[source] == nil else {
-                    throw ManifestReader.Refusal(path: "images", reason: "two sources with the same name in different Unicode spellings: \(ManifestReader.quoted(source))")
-                }
-                images[source] = try ManifestEntry(json: value, at: "images[\(ManifestReader.quoted(source))]")
+            var images: [ManifestSource: ManifestEntry] = [:]
+            for (source, value) in sources {   // distinct as bytes: the reader refuses a key written twice
+                images[ManifestSource(source)] = try ManifestEntry(json: value, at: "images[\(ManifestReader.quoted(source))]")
             }
             return Manifest(images: images)
         } catch let refusal as ManifestReader.Refusal {
@@ -55,15 +51,13 @@ public struct Manifest: Sendable, Equatable {
     /// The same, naming each manifest (its file) in the error.
     public static func merge(named manifests: [(name: String, manifest: Manifest)]) throws -> Manifest {
         var merged = Manifest()
-        var origin: [String: String] = [:]
+        var origin: [ManifestSource: String] = [:]
         for (name, manifest) in manifests {
             // Sorted so the conflict reported is the same whatever the dictionary's order.
-            let sorted = manifest.images.map { (bytes: Array($0.key.utf8), source: $0.key, entry: $0.value) }
-                .sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
-            for (_, source, entry) in sorted {
+            for (source, entry) in manifest.images.sorted(by: { $0.key < $1.key }) {
                 if let existing = merged.images[source] {
                     guard existing == entry else {
-                        throw ImagePrepError(.output, "\(ManifestReader.quoted(source)) has different entries in \(origin[source] ?? "an earlier manifest") and \(name): were they made with different options?")
+                        throw ImagePrepError(.output, "\(ManifestReader.quoted(RawPath.lossy(source.path))) has different entries in \(origin[source] ?? "an earlier manifest") and \(name): were they made with different options?")
                     }
                     continue
                 }

@@ -46,9 +46,22 @@ enum ManifestJSON: Sendable {
     private static func spaces(_ count: Int) -> [UInt8] { [UInt8](repeating: UInt8(ascii: " "), count: count) }
 
     /// UTF-8 as is; only `"`, `\` and control characters escaped (the short forms where JSON has them).
+    /// A byte of a file name that is not UTF-8 is written `\udcXX` (0xXX + U+DC00, a lone low surrogate):
+    /// Python's surrogateescape, so `json.load` gives the string that names the file, and `decode` reads
+    /// back the same bytes.
     private static func writeString(_ text: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
+        let hex = Array("0123456789abcdef".utf8)
+        for scalar in text.unicodeScalars {
+            if let raw = RawPath.escapedByte(scalar) {
+                out += Array(#"\udc"#.utf8) + [hex[Int(raw >> 4)], hex[Int(raw & 15)]]
+                continue
+            }
+            guard scalar.isASCII else {
+                out += Array(String(scalar).utf8)
+                continue
+            }
+            let byte = UInt8(scalar.value)
             switch byte {
             case UInt8(ascii: "\""): out += Array(#"\""#.utf8)
             case UInt8(ascii: "\\"): out += Array(#"\\"#.utf8)
@@ -56,7 +69,6 @@ enum ManifestJSON: Sendable {
             case 0x0D: out += Array(#"\r"#.utf8)
             case 0x09: out += Array(#"\t"#.utf8)
             case 0..<0x20, 0x7F:
-                let hex = Array("0123456789abcdef".utf8)
                 out += Array(#"\u00"#.utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 15)]]
             default: out.append(byte)
             }
@@ -210,6 +222,11 @@ enum ManifestJSON: Sendable {
                     case UInt8(ascii: "t"): out.append(0x09)
                     case UInt8(ascii: "u"):
                         var scalar = try hex4()
+                        if (0xDC80...0xDCFF).contains(scalar), let byte = RawPath.escape(UInt8(scalar - 0xDC00)) {
+                            // A file name's byte that is not UTF-8, as `writeString` writes it.
+                            out += Array(String(byte).utf8)
+                            continue
+                        }
                         if (0xD800..<0xDC00).contains(scalar) {
                             guard bytes.count - offset >= 2, bytes[offset] == UInt8(ascii: "\\"), bytes[offset + 1] == UInt8(ascii: "u") else {
                                 throw fail("a lone surrogate in a \\u escape")

@@ -38,22 +38,40 @@ public enum PictureMarkup {
     }
 
     /// `baseURL` and the path joined by exactly one `/` (none given: the path, relative to the page).
-    /// Each segment is percent-encoded but for RFC 3986's unreserved characters: a space or a comma
-    /// would otherwise split a `srcset` candidate, and `#` or `?` would end the path.
+    /// Each segment of the path is percent-encoded, from the file name's bytes, but for RFC 3986's
+    /// unreserved characters: a space or a comma would otherwise split a `srcset` candidate, and `#` or
+    /// `?` would end the path. The base keeps its URL syntax, but whatever cannot stand in a URL or would
+    /// split a candidate (spaces, commas, quotes, bytes past ASCII, a `%` that starts no escape) is encoded.
     public static func url(_ path: String, baseURL: String?) -> String {
         let encoded = path.split(separator: "/", omittingEmptySubsequences: false).map { percentEncoded(String($0)) }.joined(separator: "/")
         guard let baseURL, !baseURL.isEmpty else { return encoded }
-        var base = Substring(baseURL)
+        var base = Substring(encodedBase(baseURL))
         while base.hasSuffix("/") { base = base.dropLast() }
         var relative = Substring(encoded)
         while relative.hasPrefix("/") { relative = relative.dropFirst() }
         return String(base) + "/" + String(relative)
     }
 
-    private static func percentEncoded(_ segment: String) -> String {
-        let hex = Array("0123456789ABCDEF")
+    private static let hex = Array("0123456789ABCDEF")
+
+    private static func encodedBase(_ base: String) -> String {
+        let bytes = RawPath.bytes(base)
+        func isHex(_ byte: UInt8) -> Bool { ManifestReader.isHexDigit(byte) }
         var out = ""
-        for byte in segment.utf8 {
+        for (index, byte) in bytes.enumerated() {
+            let startsEscape = byte == UInt8(ascii: "%") && index + 2 < bytes.count && isHex(bytes[index + 1]) && isHex(bytes[index + 2])
+            if byte > 0x20, byte < 0x7F, !Array(#"",<>\^`{|}"#.utf8).contains(byte), byte != UInt8(ascii: "%") || startsEscape {
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                out += "%" + String(hex[Int(byte >> 4)]) + String(hex[Int(byte & 15)])
+            }
+        }
+        return out
+    }
+
+    private static func percentEncoded(_ segment: String) -> String {
+        var out = ""
+        for byte in RawPath.bytes(segment) {
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
                  UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):

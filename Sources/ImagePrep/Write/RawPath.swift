@@ -61,6 +61,16 @@ public enum RawPath {
         scalar.value >= escapeBase + 0x80 && scalar.value <= escapeBase + 0xFF
     }
 
+    /// The byte an escape scalar stands for, or nil for any other scalar.
+    static func escapedByte(_ scalar: Unicode.Scalar) -> UInt8? {
+        isEscape(scalar) ? UInt8(scalar.value - escapeBase) : nil
+    }
+
+    /// The escape scalar for a byte that is not UTF-8 on its own (0x80 and up), or nil.
+    static func escape(_ byte: UInt8) -> Unicode.Scalar? {
+        byte >= 0x80 ? Unicode.Scalar(escapeBase + UInt32(byte)) : nil
+    }
+
     /// The path's bytes for the file system.
     public static func bytes(_ path: String) -> [UInt8] {
         // Escapes (U+10FF80...U+10FFFF) start with the byte F4 in UTF-8; without one the text is the bytes.
