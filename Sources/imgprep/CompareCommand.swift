@@ -37,7 +37,7 @@ struct CompareCommand: Command {
                 return try ImageComparison.decode(try InputFile.read(path))
             } catch {
                 let failure = ImagePrepError.failed(at: .decode, error, otherwise: .io)
-                StandardStream.error.write(TerminalText.line("imgprep: \(path): \(failure)") + "\n")
+                StandardStream.error.write(TerminalText.line("imgprep: \(path): \(failure.stage ?? .decode): \(failure)") + "\n")
                 return nil
             }
         }
