@@ -189,8 +189,8 @@ struct BatchCommandOptions {
 
     /// `-o NAME.jpg` names one output: several inputs, a list or a directory to search are a usage error.
     func checkOutputFile(listGiven: Bool) throws {
-        guard let outputFile, recursive || listGiven || paths.count > 1 else { return }
-        let what = recursive ? "-r searches directories" : listGiven ? "a list of paths was given" : "\(paths.count) inputs were given"
+        guard let outputFile, recursive || listGiven || InputCount.distinct(paths) > 1 else { return }
+        let what = recursive ? "-r searches directories" : listGiven ? "a list of paths was given" : "\(InputCount.distinct(paths)) inputs were given"
         throw UsageError(description: "-o \(outputFile) names one output file but \(what); use -o DIR for several")
     }
 

@@ -8,13 +8,15 @@ struct CompareCommand: Command {
         name: "compare",
         abstract: "score how alike two pictures look (SSIMULACRA 2: 100 identical, 90 visually lossless, 70 noticeable but not annoying)",
         usage: "imgprep compare [--json] ORIGINAL DISTORTED",
-        options: [Flag.json.described("print {\"score\": ..., \"width\": ..., \"height\": ...} on standard output"), Flag.help],
+        options: [Flag.json.described("print {\"score\": ..., \"width\": ..., \"height\": ...} on standard output (and \"resized_from\" when ORIGINAL was resized)"), Flag.help],
         examples: ["imgprep compare IMG_0001.heic IMG_0001.jpg", "imgprep compare --json original.png candidate.webp"],
         discussion: """
         Both files are decoded upright (EXIF orientation applied), in any format imgprep reads, and compared in \
         their own colour profiles; a picture with transparency is scored on a dark and a light background and \
-        the worse score counts. The score is printed with three decimals. Pictures must be the same size, at \
-        least 8x8.
+        the worse score counts. The score is printed with three decimals. Pictures are at least 8x8. When \
+        DISTORTED is smaller or larger (an upload made with convert --max-dimension), ORIGINAL is resized to \
+        its size with convert's resampler first, and a line on standard error says so; pictures of a \
+        different aspect ratio are refused (exit 2).
         """,
         exitStatus: ExitStatus.compare)
 
@@ -37,22 +39,29 @@ struct CompareCommand: Command {
                 return try ImageComparison.decode(try InputFile.read(path))
             } catch {
                 let failure = ImagePrepError.failed(at: .decode, error, otherwise: .io)
-                StandardStream.error.write(TerminalText.line("imgprep: \(path): \(failure)") + "\n")
+                StandardStream.error.write(TerminalText.line("imgprep: \(path): \(failure.stage ?? .decode): \(failure)") + "\n")
                 return nil
             }
         }
-        guard let a = load(original), let b = load(distorted) else { return 1 }
+        guard let given = load(original), let b = load(distorted) else { return 1 }
         do {
+            let a = try ImageComparison.matched(given, to: b, threads: ProcessInfo.processInfo.activeProcessorCount)
+            let resized = a.width != given.width || a.height != given.height
+            if resized {
+                StandardStream.error.write(TerminalText.line("imgprep: \(original): resized from \(given.width)x\(given.height) to \(a.width)x\(a.height) (upright, as convert --max-dimension does) to compare") + "\n")
+            }
             let score = try ImageComparison.score(original: a, distorted: b)
             let rounded = (score * 1000).rounded() / 1000
             if json {
-                JSONLine.print(["score": rounded, "width": a.width, "height": a.height])
+                var object: [String: Any] = ["score": rounded, "width": a.width, "height": a.height]
+                if resized { object["resized_from"] = ["width": given.width, "height": given.height] }
+                JSONLine.print(object)
             } else {
                 StandardStream.output.write(String(format: "%.3f\n", rounded))
             }
             return 0
-        } catch let error as ImageComparison.SizesDiffer {
-            StandardStream.error.write(TerminalText.line("imgprep: \(original) is \(error.original.width)x\(error.original.height) but \(distorted) is \(error.distorted.width)x\(error.distorted.height): compare needs pictures of the same size") + "\n")
+        } catch let error as ImageComparison.ShapesDiffer {
+            StandardStream.error.write(TerminalText.line("imgprep: \(original) is \(error.original.width)x\(error.original.height) but \(distorted) is \(error.distorted.width)x\(error.distorted.height): a different aspect ratio, so compare cannot resize one to the other") + "\n")
             return 2
         } catch {
             StandardStream.error.write(TerminalText.line("imgprep: \(distorted): \(error)") + "\n")

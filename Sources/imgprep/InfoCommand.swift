@@ -68,7 +68,7 @@ struct InfoCommand: Command {
             } catch {
                 if interrupted.isCancelled { break }
                 failed = true
-                // Reading the file is part of sniffing; the worker names the stage of what it throws.
+                // Reading the file throws at `read`; the worker names the stage of what it throws.
                 let failure = ImagePrepError.failed(at: .sniff, error, otherwise: .io)
                 let stage = failure.stage ?? .sniff
                 if json {
@@ -100,7 +100,18 @@ struct InfoCommand: Command {
         add("orientation", d.exifOrientation.map { "EXIF \($0)" } ?? "no EXIF Orientation")
         add("colour", d.colour)
         add("exif", d.exifBytes > 0 ? "\(d.exifBytes) bytes" : "none")
-        for field in d.exifFields { lines.append("    " + (field.label + ":").padding(toLength: 20, withPad: " ", startingAt: 0) + field.value) }
+        func exif(_ label: String, _ value: String) { lines.append("    " + (label + ":").padding(toLength: 20, withPad: " ", startingAt: 0) + value) }
+        // A whole position reads as decimal degrees on one line; the raw fields only when it is not whole.
+        let positionLabels: Set = ["GPSLatitudeRef", "GPSLatitude", "GPSLongitudeRef", "GPSLongitude"]
+        var positionShown = false
+        for field in d.exifFields {
+            if let position = d.gpsPosition, positionLabels.contains(field.label) {
+                if !positionShown { exif("GPSPosition", position.text) }
+                positionShown = true
+                continue
+            }
+            exif(field.label, field.value)
+        }
         add("xmp", d.xmpBytes > 0 ? "\(d.xmpBytes) bytes" : "none")
         add("iptc", d.iptcBytes > 0 ? "\(d.iptcBytes) bytes" : "none")
         for comment in d.comments { add("comment", comment.trimmingCharacters(in: .whitespacesAndNewlines)) }
@@ -128,6 +139,7 @@ struct InfoCommand: Command {
                                   "full_range": $0.fullRange, "name": $0.name] as [String: Any] } ?? null,
             "exif_bytes": d.exifBytes,
             "exif": Dictionary(d.exifFields.map { ($0.label, $0.value) }, uniquingKeysWith: { first, _ in first }),
+            "gps": d.gpsPosition.map { ["latitude": $0.latitude, "longitude": $0.longitude, "text": $0.text] as [String: Any] } ?? null,
             "xmp_bytes": d.xmpBytes, "iptc_bytes": d.iptcBytes, "comments": d.comments,
             "contents": d.contents, "notes": d.notes,
             "animation": d.animation.map { ["frames": $0.frames, "duration_ms": $0.totalDuration, "plays": $0.plays,

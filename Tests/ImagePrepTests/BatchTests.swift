@@ -231,7 +231,7 @@ import Testing
         try Self.copy(gray, to: dir.appendingPathComponent("photos/x.heic").path)
         let run = try TestSupport.imgprep(["convert", "photos", "-o", "out"], cwd: dir)
         #expect(run.status == 1, "\(run.stderr)")
-        #expect(run.stderr.contains("imgprep: photos: sniff: is a directory"), "\(run.stderr)")
+        #expect(run.stderr.contains("imgprep: photos: read: is a directory"), "\(run.stderr)")
         #expect(!Self.exists(dir.appendingPathComponent("out/x.jpg").path))
     }
 

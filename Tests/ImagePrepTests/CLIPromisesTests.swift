@@ -120,6 +120,33 @@ import Testing
         #expect(lines[2]["status"] as? String == "failed" && lines[2]["error_kind"] as? String == "not_an_image", "\(lines[2])")
     }
 
+    /// GPS reads as decimal degrees with the hemisphere, as exiftool computes them (south and west too);
+    /// --json has the signed decimals and the raw values.
+    @Test(.enabled(if: TestSupport.toolExists("exiftool"), "needs exiftool"))
+    func infoGivesGPSInDecimalDegrees() throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let southWest = dir.appendingPathComponent("sw.heic").path
+        try FileManager.default.copyItem(atPath: p3, toPath: southWest)
+        let written = try TestSupport.run("exiftool", ["-q", "-overwrite_original", "-GPSLatitudeRef=S", "-GPSLongitudeRef=W", southWest])
+        #expect(written.status == 0, "\(written.stderr)")
+        for (path, latitudeSign, longitudeSign) in [(p3, 1.0, 1.0), (southWest, -1.0, -1.0)] {
+            let tags = try TestSupport.exiftool(path, ["-c", "%.8f"])
+            let latitude = try #require(tags["Composite:GPSLatitude"] as? Double), longitude = try #require(tags["Composite:GPSLongitude"] as? Double)
+            #expect(latitude * latitudeSign > 0 && longitude * longitudeSign > 0, "\(tags)")
+            let expected = String(format: "%.6f° %@, %.6f° %@", abs(latitude), latitude < 0 ? "S" : "N", abs(longitude), longitude < 0 ? "W" : "E")
+            let text = try TestSupport.imgprep(["info", path])
+            #expect(text.status == 0, "\(text.stderr)")
+            #expect(text.stdout.contains("GPSPosition:        \(expected)"), "\(text.stdout)")
+            #expect(!text.stdout.contains("GPSLatitudeRef"), "\(text.stdout)")
+            let object = try #require(try BatchTests.jsonLines(try TestSupport.imgprep(["info", "--json", path]).stdout).first)
+            let gps = try #require(object["gps"] as? [String: Any], "\(object)")
+            #expect(abs((gps["latitude"] as? Double ?? 0) - latitude) < 1e-6 && abs((gps["longitude"] as? Double ?? 0) - longitude) < 1e-6, "\(gps)")
+            let exif = try #require(object["exif"] as? [String: Any])
+            #expect(exif["GPSLatitude"] is String && exif["GPSLatitudeRef"] is String, "the raw values stay: \(exif)")
+        }
+    }
+
     @Test(.enabled(if: TestSupport.corpus != nil, "no shared corpus (set IMGPREP_CORPUS)"))
     func infoNamesColourCodePointsAndSaysGridTilesOnlyForGrids() throws {
         let corpus = try #require(TestSupport.corpus)
@@ -127,6 +154,8 @@ import Testing
         #expect(hdr.stdout.contains("colour:       nclx: BT.2020 / PQ"), "\(hdr.stdout)")
         let single = try TestSupport.imgprep(["info", corpus.appendingPathComponent("heic/libheif__example.heic").path])
         #expect(single.stdout.contains("colour:       none (viewers assume sRGB)") && !single.stdout.contains("grid"), "\(single.stdout)")
+        // Its ftyp lists mif1 as the major brand and again as a compatible one: shown once.
+        #expect(single.stdout.contains("format:       HEIF (brands 'mif1', 'heic', 'hevc')"), "\(single.stdout)")
         let grid = try TestSupport.imgprep(["info", corpus.appendingPathComponent("heic/pillow_heif__RGBA_10__29x100.heif").path])
         #expect(grid.stdout.contains("none on the grid or its tiles"), "\(grid.stdout)")
         let json = try TestSupport.imgprep(["info", "--json", corpus.appendingPathComponent("heic/sdwebimage__TestHDR.heic").path])

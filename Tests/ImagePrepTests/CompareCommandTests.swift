@@ -47,7 +47,44 @@ import Testing
         #expect(object["score"] as? Double == 100)
     }
 
-    @Test func differentSizesExit2NamingBoth() throws {
+    /// A --max-dimension output scores against its original as against the original that convert resized
+    /// (written losslessly): compare turns the original upright and resizes it as convert does, and says so.
+    static func expectResizedComparisonMatchesConvert(_ source: String, maxDimension: Int, to format: String) throws {
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let name = URL(fileURLWithPath: source).deletingPathExtension().lastPathComponent
+        for (arguments, folder) in [(["--to", "png"], "reference"), (["--to", format], "candidate")] {
+            let run = try TestSupport.imgprep(["convert", source, "--max-dimension", "\(maxDimension)", "-o", directory.appendingPathComponent(folder).path] + arguments)
+            #expect(run.status == 0, "\(run.stderr)")
+        }
+        let candidate = directory.appendingPathComponent("candidate/\(name).\(format == "jpeg" ? "jpg" : format)").path
+        let reference = directory.appendingPathComponent("reference/\(name).png").path
+        let resized = try TestSupport.imgprep(["compare", "--json", source, candidate])
+        let direct = try TestSupport.imgprep(["compare", "--json", reference, candidate])
+        #expect(resized.status == 0 && direct.status == 0, "\(resized.stderr)\(direct.stderr)")
+        let a = try #require(try JSONSerialization.jsonObject(with: Data(resized.stdout.utf8)) as? [String: Any])
+        let b = try #require(try JSONSerialization.jsonObject(with: Data(direct.stdout.utf8)) as? [String: Any])
+        #expect(a["score"] as? Double == b["score"] as? Double && a["score"] != nil, "\(a) \(b)")
+        #expect(a["width"] as? Int == b["width"] as? Int && a["height"] as? Int == b["height"] as? Int)
+        #expect(max(a["width"] as? Int ?? 0, a["height"] as? Int ?? 0) == maxDimension, "\(a)")
+        #expect(a["resized_from"] is [String: Any] && b["resized_from"] == nil, "\(a) \(b)")
+        #expect(resized.stderr.contains("resized from") && resized.stderr.filter { $0 == "\n" }.count == 1, "\(resized.stderr)")
+        #expect(direct.stderr.isEmpty, "\(direct.stderr)")
+    }
+
+    @Test func aSmallerCopyIsComparedWithTheOriginalResizedAsConvertDoes() throws {
+        // 320x240 to 203x152 (a rounded short edge); stored 240x160 with Orientation 6 to 135x203 upright.
+        try Self.expectResizedComparisonMatchesConvert(TestSupport.fixtures.appendingPathComponent("heic/gps-p3.heic").path, maxDimension: 203, to: "jpeg")
+        try Self.expectResizedComparisonMatchesConvert(TestSupport.fixtures.appendingPathComponent("webp/orientation-6.webp").path, maxDimension: 203, to: "webp")
+    }
+
+    @Test(.enabled(if: TestSupport.corpus != nil, "no shared corpus (set IMGPREP_CORPUS)"))
+    func aSmallerCopyOfACorpusPhotoIsComparedWithTheOriginalResized() throws {
+        let corpus = try #require(TestSupport.corpus)
+        try Self.expectResizedComparisonMatchesConvert(corpus.appendingPathComponent("heic/libheif__example.heic").path, maxDimension: 500, to: "webp")
+    }
+
+    @Test func differentAspectRatiosExit2NamingBoth() throws {
         let alpha = TestSupport.fixtures.appendingPathComponent("heic/alpha.heic").path
         let run = try TestSupport.imgprep(["compare", Self.fixture("photo.png"), alpha])
         #expect(run.status == 2)

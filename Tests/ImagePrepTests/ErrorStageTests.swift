@@ -65,7 +65,7 @@ struct ErrorStageTests {
                                           "--to", "png", "-o", "out"], in: dir, isolation: isolation)
         #expect(failures.count == 5, "\(failures)")
         Self.expect(failures["notes.heic"], "not_an_image", at: "sniff", input: "notes.heic")
-        Self.expect(failures["missing.heic"], "io", at: "sniff", input: "missing.heic")
+        Self.expect(failures["missing.heic"], "io", at: "read", input: "missing.heic")
         Self.expect(failures["cut.heic"], "corrupt", at: "decode", input: "cut.heic")
         Self.expect(failures["cut-again.heic"], "corrupt", at: "decode", input: "cut-again.heic")
         Self.expect(failures["half.jpg"], "corrupt", at: "decode", input: "half.jpg")
@@ -115,6 +115,19 @@ struct ErrorStageTests {
         Self.expect(failures["small.png"], "timeout", at: stage, input: "small.png")
     }
 
+    /// A missing file is one line, worded alike by every command that reads files.
+    @Test func aMissingFileIsTheSameLineInEveryCommand() throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let expected = "imgprep: photo.heic: read: no such file or directory"
+        for arguments in [["convert", "photo.heic"], ["compress", "photo.heic", "--max-bytes", "100KB"], ["info", "photo.heic"],
+                          ["compare", "photo.heic", "other.jpg"]] {
+            let run = try TestSupport.imgprep(arguments, cwd: dir)
+            #expect(run.status == 1, "\(arguments): \(run.stderr)")
+            #expect(run.stderr.split(separator: "\n").map(String.init).contains(expected), "\(arguments): \(run.stderr)")
+        }
+    }
+
     @Test func infoNamesTheStageToo() throws {
         let dir = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -126,7 +139,7 @@ struct ErrorStageTests {
         let stages = Dictionary(try BatchTests.jsonLines(json.stdout).map {
             (($0["input"] as? String) ?? "", ($0["error_stage"] as? String) ?? "none")
         }, uniquingKeysWith: { first, _ in first })
-        #expect(stages == ["notes.heic": "sniff", "missing.heic": "sniff", "cut.heic": "decode"], "\(json.stdout)")
+        #expect(stages == ["notes.heic": "sniff", "missing.heic": "read", "cut.heic": "decode"], "\(json.stdout)")
         let plain = try TestSupport.imgprep(["info"] + inputs, cwd: dir)
         let lines = plain.stderr.split(separator: "\n").map(String.init)
         for (input, stage) in stages {
@@ -159,6 +172,6 @@ struct ErrorStageTests {
             return
         }
         #expect(kind == .tooLarge && replied == .decode)
-        #expect(PipelineStage.allCases.map(\.rawValue) == ["fetch", "sniff", "decode", "orient", "resize", "colour", "encode", "write"])
+        #expect(PipelineStage.allCases.map(\.rawValue) == ["fetch", "read", "sniff", "decode", "orient", "resize", "colour", "encode", "write"])
     }
 }

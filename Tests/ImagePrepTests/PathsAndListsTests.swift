@@ -55,6 +55,22 @@ import Testing
         #expect(files.first?["status"] as? String == "ok")
     }
 
+    /// `-o NAME.jpg` names one output: the same file named two ways, or through a symbolic link, is one
+    /// input and writes it; two files are still a usage error.
+    @Test func oneFileNamedTwoWaysFitsOneOutputFile() throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try FileManager.default.copyItem(atPath: Self.fixture, toPath: dir.appendingPathComponent("a.heic").path)
+        try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent("link.heic").path, withDestinationPath: "a.heic")
+        let run = try Self.imgprep(["convert", "a.heic", "./a.heic", "link.heic", "-o", "one.jpg"], cwd: dir)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("one.jpg").path))
+        #expect(run.stderr.contains("1 converted"), "\(run.stderr)")
+        try FileManager.default.copyItem(atPath: Self.fixture, toPath: dir.appendingPathComponent("b.heic").path)
+        let two = try Self.imgprep(["convert", "a.heic", "b.heic", "./a.heic", "-o", "two.jpg"], cwd: dir)
+        #expect(two.status == 2 && two.stderr.contains("2 inputs were given"), "\(two.stderr)")
+    }
+
     @Test func foldersThatDifferOnlyInNormalisationAreBothConverted() throws {
         let dir = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

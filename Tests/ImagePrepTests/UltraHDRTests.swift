@@ -102,21 +102,23 @@ struct UltraHDRTests {
         let dir = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let output = dir.appendingPathComponent("out.jpg").path
-        let run = try TestSupport.imgprep(["compress", Self.heic, "-o", output, "--max-bytes", "1MB", "--json"])
+        // 2 MB: the map fits beside the full-size picture (at 1 MB it is dropped first: GainMapBudgetTests).
+        let run = try TestSupport.imgprep(["compress", Self.heic, "-o", output, "--max-bytes", "2MB", "--json"])
         #expect(run.status == 0, "\(run.stderr)")
         let object = try Self.jsonLine(run.stdout)
         let bytes = try TestSupport.bytes(output).count
-        #expect(bytes <= 1_000_000 && object["bytes"] as? Int == bytes, "\(object)")
+        #expect(bytes <= 2_000_000 && object["bytes"] as? Int == bytes, "\(object)")
         let map = try #require(object["gain_map"] as? [String: Any], "\(object)")
         #expect((map["bytes"] as? Int ?? 0) > 10_000, "\(map)")
         try Self.expectUltraHDRStructure(output)
         let apple = try Self.appleMap(in: dir)
         try Self.expectMatches(output, map: apple.pgm, quarterTurns: 0, apple: apple.headroom)
-        // The map costs no extra trials: the same search as for the SDR picture alone.
+        // The map costs at most one extra trial over the search for the SDR picture alone (its bytes follow
+        // the picture's quality, which the probe's fixed estimate of them does not foresee).
         let sdr = try TestSupport.imgprep(["compress", Self.heic, "-o", dir.appendingPathComponent("sdr.jpg").path,
-                                           "--max-bytes", "1MB", "--hdr", "drop", "--json"])
+                                           "--max-bytes", "2MB", "--hdr", "drop", "--json"])
         let plain = try Self.jsonLine(sdr.stdout)
-        #expect((object["encodes"] as? Int ?? .max) <= (plain["encodes"] as? Int ?? 0), "keep \(object) vs drop \(plain)")
+        #expect((object["encodes"] as? Int ?? .max) <= (plain["encodes"] as? Int ?? 0) + 1, "keep \(object) vs drop \(plain)")
     }
 
     @Test func appleGainMapJPEGReencoded() throws {

@@ -49,7 +49,7 @@ public struct FileConverter: Sendable {
             outcome.reason = reason
             return outcome
         }
-        // Reading the input is part of sniffing; what `prepare` throws carries its own stage.
+        // Reading the input throws with its own stage (read); so does what `prepare` throws.
         var stage = PipelineStage.sniff
         do {
             if options.dryRun {

@@ -12,12 +12,13 @@ public enum InputFile {
     public static func read(_ path: String, maxBytes: Int = defaultMaxBytes) throws -> [UInt8] {
         try withRegularFile(path) { fd, size in
             guard size <= maxBytes else {
-                throw ImagePrepError(.tooLarge, "the file is \(size) bytes, over the --max-input-size limit of \(ByteSize.format(maxBytes))")
+                throw ImagePrepError(.tooLarge, "the file is \(size) bytes, over the --max-input-size limit of \(ByteSize.format(maxBytes))", stage: .read)
             }
             let bytes = try readUpTo(size, from: fd)
             var probe: UInt8 = 0
             if bytes.count == size, try readSome(fd, into: &probe, count: 1) > 0 {
-                throw ImagePrepError(.io, "the file holds more than the \(size) bytes its size says (still being written, or a /proc or /sys file); not read")
+                throw ImagePrepError(.io, "the file holds more than the \(size) bytes its size says (still being written, or a /proc or /sys file); not read",
+                                     stage: .read)
             }
             return bytes
         }
@@ -36,9 +37,9 @@ public enum InputFile {
     private static func withRegularFile<R>(_ path: String, _ body: (Int32, Int) throws -> R) throws -> R {
         switch RegularFile.open(path) {
         case .failure(.failed(let code)):
-            throw ImagePrepError(.io, "cannot read the file: \(String(cString: strerror(code)))")
+            throw ImagePrepError(.io, reason(code), stage: .read)
         case .failure(.notRegular(let what, _)):
-            throw ImagePrepError(.io, "not a regular file (\(what)); imgprep reads images from regular files only")
+            throw ImagePrepError(.io, "not a regular file (\(what)); imgprep reads images from regular files only", stage: .read)
         case .success(let (fd, info)):
             defer { close(fd) }
             return try body(fd, Int(info.st_size))
@@ -64,6 +65,12 @@ public enum InputFile {
     }
 
     private static func ioError(_ what: String) -> ImagePrepError {
-        ImagePrepError(.io, "\(what): \(String(cString: strerror(errno)))")
+        ImagePrepError(.io, "\(what): \(reason(errno))", stage: .read)
+    }
+
+    /// The system's reason in the lower case of the rest of a line ("no such file or directory").
+    public static func reason(_ code: Int32) -> String {
+        let text = String(cString: strerror(code))
+        return text.prefix(1).lowercased() + text.dropFirst()
     }
 }

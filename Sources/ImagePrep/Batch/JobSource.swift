@@ -7,7 +7,7 @@ enum InputEvent: Sendable {
     /// list. The planner sees each group whole before any of its files starts.
     case inputs([InputPath])
     /// A path that cannot be an input (missing, a directory without -r), with the reason.
-    case unusable(path: String, reason: String, stage: PipelineStage = .sniff)
+    case unusable(path: String, reason: String, stage: PipelineStage = .read)
 }
 
 /// The jobs of a batch as they become known: the arguments first (directories walked one at a time
@@ -89,7 +89,7 @@ public final class JobSource: Sendable {
                 // Every shard reads the whole list, so every shard reports a list it could not finish.
                 if let failure {
                     count.add(1, ordering: .relaxed)
-                    channel.send(BatchJob(input: list.name, output: "", problem: ImagePrepError(.io, failure, stage: .sniff)))
+                    channel.send(BatchJob(input: list.name, output: "", problem: ImagePrepError(.io, failure, stage: .read)))
                 }
             }
             channel.finish()

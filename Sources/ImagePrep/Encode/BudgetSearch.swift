@@ -41,10 +41,26 @@ struct BudgetSearch {
         case .written(let written):
             prepared = written
         case .tooLarge(let floorSize, let measured, let encodes):
+            // The picture comes first: what travels beside it (an HDR gain map) goes before it shrinks.
+            if job.encoder.bytesBesidePicture(width: picture.width, height: picture.height) > 0 {
+                return try withoutGainMap(encodes: encodes, probes: probed?.encodes ?? 0)
+            }
             prepared = try shrunk(floorSize: floorSize, measured: measured, hints: hints, fixedBytes: fixedBytes,
                                   metadataBytes: metadataBytes, encodes: encodes)
         }
         prepared.probes = probed?.encodes ?? 0
+        return prepared
+    }
+
+    /// The search again with the picture's encoder alone, the gain map dropped with a warning; `encodes`
+    /// and `probes` were spent learning that the map did not fit.
+    func withoutGainMap(encodes: Int, probes: Int) throws -> PreparedImage {
+        let alone = EncodingJob(picture: job.picture, encoder: job.encoder.pictureEncoder, source: job.source,
+                                settings: job.settings, threads: job.threads,
+                                warnings: job.warnings + ["dropped the HDR gain map to fit \(budget.formatted): the picture comes first; wrote the SDR picture only"])
+        var prepared = try BudgetSearch(job: alone, budget: budget, model: model).run(sizeHints: [:])
+        prepared.encodes += encodes
+        prepared.probes += probes
         return prepared
     }
 

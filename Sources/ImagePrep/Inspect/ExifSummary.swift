@@ -13,11 +13,14 @@ public enum ExifSummary {
     ]
 
     /// (label, value) pairs for the tags present in `tiff`, in a fixed order.
-    public static func fields(of tiff: [UInt8]) -> [(String, String)] {
+    public static func fields(of tiff: [UInt8]) -> [(String, String)] { read(tiff).fields }
+
+    /// The tags' (label, value) pairs and the GPS position in decimal degrees, when it is whole and in range.
+    static func read(_ tiff: [UInt8]) -> (fields: [(String, String)], position: GPSPosition?) {
         let block: [UInt8] = Array("Exif".utf8) + [0, 0] + tiff
         guard block.count <= UInt32.max,   // libexif takes a 32-bit length
               let data = block.withUnsafeBufferPointer({ exif_data_new_from_data($0.baseAddress, UInt32($0.count)) })
-        else { return [] }
+        else { return ([], nil) }
         defer { exif_data_unref(data) }
         let ifds = withUnsafeBytes(of: data.pointee.ifd) { Array($0.bindMemory(to: UnsafeMutablePointer<ExifContent>?.self)) }
         var result: [(String, String)] = []
@@ -30,6 +33,7 @@ public enum ExifSummary {
             }
             if !value.isEmpty { result.append((label, value)) }
         }
-        return result
+        let position = ifds.count > 3 ? ifds[3].flatMap { GPSPosition.read(data, gps: $0) } : nil
+        return (result, position)
     }
 }

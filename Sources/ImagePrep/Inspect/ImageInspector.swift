@@ -19,6 +19,8 @@ public struct ImageDescription: Sendable, Codable {
     /// The nclx code points, when the colour is given that way.
     public var nclx: NCLXColor?
     public var exifFields: [ExifField] = []
+    /// The EXIF GPS latitude and longitude, when both are there and in range.
+    public var gpsPosition: GPSPosition?
     public var exifBytes = 0
     public var xmpBytes = 0
     /// Bytes of Photoshop resources holding IPTC (0 when none).
@@ -176,7 +178,9 @@ public enum ImageInspector {
         if let exif = metadata.exif {
             description.exifBytes = exif.count
             description.exifOrientation = Exif.orientation(in: exif)
-            description.exifFields = ExifSummary.fields(of: exif).map { ExifField(label: $0.0, value: $0.1) }
+            let summary = ExifSummary.read(exif)
+            description.exifFields = summary.fields.map { ExifField(label: $0.0, value: $0.1) }
+            description.gpsPosition = summary.position
         }
         description.xmpBytes = metadata.xmp?.count ?? 0
         description.iptcBytes = metadata.iptc?.count ?? 0

@@ -5,7 +5,9 @@
 public enum PipelineStage: String, Sendable, Codable, CaseIterable {
     /// Bringing a URL or data: URI input into a file (the download, the HTTP cache).
     case fetch
-    /// Reading the input and recognising its format.
+    /// Reading the input file (missing, not a regular file, over --max-input-size).
+    case read
+    /// Recognising the input's format.
     case sniff
     /// Headers, the pixel limits and decoding (the JPEG and WebP shortcuts too).
     case decode

@@ -8,7 +8,7 @@ extension ImageInspector {
         defer { heif_image_handle_release(handle) }
         _ = try HeifDecoder.header(of: handle)   // what convert refuses, info refuses
         var description = ImageDescription(format: isAVIF ? "AVIF" : "HEIF")
-        description.brands = brands
+        description.brands = brands.reduce(into: []) { if !$0.contains($1) { $0.append($1) } }  // the major brand is often listed again
         description.width = Int(heif_image_handle_get_width(handle))
         description.height = Int(heif_image_handle_get_height(handle))
         description.bitDepth = Int(heif_image_handle_get_luma_bits_per_pixel(handle))

@@ -4,17 +4,18 @@
 /// ISO 21496-1 block holding the same values, and the ICC profile of the HDR rendition where the source's
 /// map had one (without it, libultrahdr would show the HDR rendition in another colour space).
 enum UltraHDRContainer {
-    /// The gain map's own JPEG quality, fixed so the map never decides the search: libultrahdr's default.
+    /// The gain map's JPEG quality (libultrahdr's default), or the picture's when that is lower: the map
+    /// never takes bytes the picture gave up.
     static let mapQuality = 85
 
     /// The gain-map image.
-    static func encodeMap(_ map: GainMap) throws -> [UInt8] {
+    static func encodeMap(_ map: GainMap, quality: Int = mapQuality) throws -> [UInt8] {
         var settings = JPEGSettings()
         settings.writeJFIF = false
         let segments = [JPEGSegment(marker: JPEGSegment.app1, payload: JPEGSegment.xmpHeader + GainMapXMP.mapPacket(map.metadata)),
                         JPEGSegment(marker: JPEGSegment.app2, payload: ISOGainMapBlock.payload(map.metadata))]
             + (map.alternateICC.map(JPEGSegment.iccSegments) ?? [])
-        return try JPEGEncoder(settings: settings).encode(map.plane, quality: mapQuality, settings: settings, segments: segments)
+        return try JPEGEncoder(settings: settings).encode(map.plane, quality: quality, settings: settings, segments: segments)
     }
 
     /// The primary's metadata with the XMP that points to a gain map of `mapLength` bytes.
