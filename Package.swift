@@ -20,6 +20,10 @@ let package = Package(
         .systemLibrary(
             name: "CExif", path: "Sources/CExif", pkgConfig: "libexif",
             providers: [.apt(["libexif-dev"])]),
+        // JPEG XL's `brob` metadata boxes, decompressed by imgprep so the size cap stops them as they grow.
+        .systemLibrary(
+            name: "CBrotli", path: "Sources/CBrotli", pkgConfig: "libbrotlidec",
+            providers: [.apt(["libbrotli-dev"])]),
         .systemLibrary(
             name: "CWebP", path: "Sources/CWebP", pkgConfig: "libwebpmux",
             providers: [.apt(["libwebp-dev"])]),
@@ -46,7 +50,7 @@ let package = Package(
         .target(name: "CSSIMULACRA2", path: "Sources/CSSIMULACRA2", linkerSettings: [.linkedLibrary("m")]),
         .target(
             name: "ImagePrep",
-            dependencies: ["CHeif", "CJXL", "CFetch", "CExif", "CWebP", "CGif", "CLCMS", "CImageCodecs", "CSSIMULACRA2"],
+            dependencies: ["CHeif", "CJXL", "CFetch", "CExif", "CBrotli", "CWebP", "CGif", "CLCMS", "CImageCodecs", "CSSIMULACRA2"],
             path: "Sources/ImagePrep"),
         .executableTarget(name: "imgprep", dependencies: ["ImagePrep"], path: "Sources/imgprep"),
         // imgprep too: the option parser is unit-tested (`@testable import imgprep`); the CLI tests run the binary.

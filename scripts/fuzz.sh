@@ -22,7 +22,7 @@ seconds=${FUZZ_SECONDS:-60}
 build=$root/.build/fuzz
 # The system libraries imgprep builds against (as Package.swift does), by pkg-config name; libheif is
 # opened at first use (Sources/CHeif/LazyHeif.c), so it is not linked.
-packages="libheif libexif libpng libjpeg libturbojpeg libwebpmux libwebpdemux libwebp lcms2"
+packages="libheif libexif libbrotlidec libpng libjpeg libturbojpeg libwebpmux libwebpdemux libwebp lcms2"
 # giflib has no pkg-config file on Debian 12 (Sources/CGif's module map links it the same way).
 giflib=-lgif
 
@@ -55,7 +55,7 @@ for target in $c_targets; do
       $(pkg-config --cflags $packages) -c "$source" -o "$build/obj/$target-$(basename "$source" .c).o"
   done
 done
-modules=(-I Sources/CExif -I Sources/CWebP -I Sources/CGif -I Sources/CLCMS -I "$build/include"
+modules=(-I Sources/CExif -I Sources/CBrotli -I Sources/CWebP -I Sources/CGif -I Sources/CLCMS -I "$build/include"
   $(pkg-config --cflags-only-I libheif libexif libwebpmux lcms2 | sed 's/-I/-Xcc -I/g'))
 mapfile -t library < <(find Sources/ImagePrep -name '*.swift' | sort)
 "$swiftc" -module-name ImagePrep -parse-as-library -enable-testing -O -g -sanitize=fuzzer,address -wmo \

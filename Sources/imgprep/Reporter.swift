@@ -30,7 +30,7 @@ final class Reporter: Sendable {
         self.dryRun = dryRun
         self.shard = shard
         self.progress = Mutex(Progress())
-        self.showProgress = isatty(STDERR_FILENO) != 0 && (mode == .normal || mode == .verbose)
+        self.showProgress = isatty(StandardStream.errorDescriptor) != 0 && (mode == .normal || mode == .verbose)
     }
 
     /// The jobs' source tells the progress bar how many files there are so far (and whether more come).

@@ -8,7 +8,13 @@ import Synchronization
 /// SIGPIPE is ignored (see `StandardStream.prepareProcess`), so a closed pipe shows up as EPIPE.
 final class StandardStream: Sendable {
     static let output = StandardStream(STDOUT_FILENO, name: "standard output")
-    static let error = StandardStream(STDERR_FILENO, name: "standard error")
+    static let error = StandardStream(errorDescriptor, name: "standard error")
+    /// A copy of descriptor 2 made at first use (after `prepareProcess`): imgprep's messages go through
+    /// it, so they still reach the user while descriptor 2 points at /dev/null (StandardErrorQuieter).
+    static let errorDescriptor: Int32 = {
+        let copy = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3)   // close-on-exec: children get descriptor 2 itself
+        return copy >= 0 ? copy : STDERR_FILENO
+    }()
 
     private let descriptor: Int32
     private let name: String

@@ -14,6 +14,7 @@ func fail(_ message: String) -> Never {
 }
 
 StandardStream.prepareProcess()
+StandardErrorQuieter.install()
 
 // From argv's bytes, not CommandLine.arguments, which replaces bytes that are not UTF-8 (see RawPath)
 // and is empty when /proc is not mounted.

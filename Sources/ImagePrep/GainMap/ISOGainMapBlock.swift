@@ -14,12 +14,23 @@ enum ISOGainMapBlock {
     private static let backwardDirection: UInt8 = 0x04
     private static let commonDenominator: UInt8 = 0x08
 
+    /// A full block's values and how many bytes follow them (passed over, as libultrahdr does).
+    struct Reading {
+        var metadata: GainMapMetadata
+        var trailingBytes: Int
+    }
+
     /// The values of a full block (after the header), checked (`GainMapMetadata.validated`); nil for a
     /// payload that is not an ISO 21496-1 block or is the version-only block. A block this reader cannot
     /// follow is a problem, not a silent miss, since readers that prefer ISO to XMP (libultrahdr) would
     /// refuse the file: a minimum version other than 0, the backward direction, a zero denominator, a
-    /// length other than the flags say. The multichannel flag means three sets of channel values.
+    /// block shorter than its flags say. The multichannel flag means three sets of channel values.
     static func metadata(in payload: [UInt8]) -> Result<GainMapMetadata, GainMapProblem>? {
+        read(payload).map { $0.map(\.metadata) }
+    }
+
+    /// `metadata(in:)` with the count of bytes after the values.
+    static func read(_ payload: [UInt8]) -> Result<Reading, GainMapProblem>? {
         guard payload.starts(with: header), payload.count > versionPayload.count else { return nil }
         var reader = BigEndianReader(Array(payload.dropFirst(header.count)))
         guard let minimumVersion = reader.u16(), reader.u16() != nil, let flags = reader.u8() else {
@@ -66,10 +77,8 @@ enum ISOGainMapBlock {
                 return .failure(error)
             }
         }
-        guard reader.isAtEnd else {
-            return .failure(GainMapProblem("its ISO 21496-1 block has \(reader.remaining) bytes more than its flags say"))
-        }
         return GainMapMetadata(channels: channels, hdrCapacityMin: headrooms[0], hdrCapacityMax: headrooms[1]).validated()
+            .map { Reading(metadata: $0, trailingBytes: reader.remaining) }
     }
 
     /// The full block, in the explicit form (a denominator per value: libavif misreads the common one),
@@ -131,6 +140,5 @@ struct BigEndianReader {
 
     mutating func s32() -> Int32? { u32().map { Int32(bitPattern: $0) } }
 
-    var isAtEnd: Bool { position >= bytes.count }
     var remaining: Int { max(0, bytes.count - position) }
 }

@@ -20,7 +20,9 @@ public struct JXLDecoder: ImageDecoding {
         let (count, overflow) = info.width.multipliedReportingOverflow(by: info.height * channels)
         guard !overflow else { throw ImagePrepError(.tooLarge, "\(info.width)x\(info.height) is too large to decode") }
         var pixels = [UInt8](repeating: 0, count: count)
-        try pixels.withUnsafeMutableBufferPointer { try Self.decodeFirstFrame(file, into: $0, info: info, channels: channels, threads: options.threads) }
+        try LibraryChatter.quieted {
+            try pixels.withUnsafeMutableBufferPointer { try Self.decodeFirstFrame(file, into: $0, info: info, channels: channels, threads: options.threads) }
+        }
         var warnings = info.warnings
         if info.animated && info.frames > 1 {
             let dropped = info.frames - 1

@@ -137,7 +137,8 @@ extension JXLEncoder {
         guard let settings = JxlEncoderFrameSettingsCreate(handle.encoder, nil) else { throw handle.error("cannot create the frame settings") }
         try handle.check(JxlEncoderFrameSettingsSetOption(settings, JXL_ENC_FRAME_SETTING_EFFORT, Int64(effort)), "cannot set the effort")
         try jpeg.withUnsafeBufferPointer { bytes in
-            try handle.check(JxlEncoderAddJPEGFrame(settings, bytes.baseAddress, bytes.count), "cannot recompress the JPEG")
+            // libjxl prints its reasons for a JPEG it cannot take; the note that follows says it once.
+            try handle.check(LibraryChatter.quieted { JxlEncoderAddJPEGFrame(settings, bytes.baseAddress, bytes.count) }, "cannot recompress the JPEG")
         }
         JxlEncoderCloseInput(handle.encoder)
         return try JXLBoxes.uncompressed(try output(of: handle))

@@ -1,8 +1,7 @@
 internal import CJXL
 
 /// What libjxl tells of a JPEG XL file without decoding a pixel: the basic info, the colour profile of the
-/// pixels it hands back, the frames, and the container's metadata boxes (`Exif`, `xml `, and `brob` boxes
-/// holding them, which libjxl decompresses). Refuses a picture over `maxPixels` as soon as the basic info
+/// pixels it hands back, the frames; and the container's metadata boxes (JXLMetadataBoxes). Refuses a picture over `maxPixels` as soon as the basic info
 /// is read, before anything else is done.
 struct JXLFile {
     /// The size libjxl hands back: the codestream's orientation applied.
@@ -33,35 +32,27 @@ struct JXLFile {
 
     /// - Parameter headerOnly: stop at the basic info (the size, for `ImageDecoding.header`).
     init(_ file: [UInt8], maxPixels: Int, headerOnly: Bool = false) throws {
+        try LibraryChatter.quieted { try read(file, maxPixels: maxPixels, headerOnly: headerOnly) }
+        if headerOnly { return }
+        // The metadata boxes are read in Swift (JXLMetadataBoxes), after the picture's checks passed.
+        let boxes = JXLMetadataBoxes(file, limit: Self.maxBoxBytes)
+        warnings += boxes.warnings
+        hasJPEGReconstruction = boxes.hasJPEGReconstruction
+        exifBox = boxes.exifBox
+        metadata.exif = boxes.exifBox.flatMap { Self.tiff(fromExifBox: $0, warnings: &warnings) }
+        metadata.xmp = boxes.xmp
+    }
+
+    private mutating func read(_ file: [UInt8], maxPixels: Int, headerOnly: Bool) throws {
         let handle = try JXLDecoderHandle(threads: 1)
         let decoder = handle.decoder
-        let events = Int32(JXL_DEC_BASIC_INFO.rawValue | JXL_DEC_COLOR_ENCODING.rawValue | JXL_DEC_FRAME.rawValue | JXL_DEC_BOX.rawValue)
+        let events = Int32(JXL_DEC_BASIC_INFO.rawValue | JXL_DEC_COLOR_ENCODING.rawValue | JXL_DEC_FRAME.rawValue)
         try handle.check(JxlDecoderSubscribeEvents(decoder, events), "subscribing to events")
         try handle.check(JxlDecoderSetKeepOrientation(decoder, JXL_FALSE), "asking for upright pixels")
-        try handle.check(JxlDecoderSetDecompressBoxes(decoder, JXL_TRUE), "asking for decompressed boxes")
-        let box = JXLBoxBuffer(limit: Self.maxBoxBytes)
-        var boxType = ""
-        var exif: [UInt8]?, xmp: [UInt8]?
-        func finishBox() {
-            guard !boxType.isEmpty else { return }
-            let remaining = JxlDecoderReleaseBoxBuffer(decoder)
-            let bytes = box.take(unused: remaining)
-            if box.overflowed {
-                warnings.append("the JPEG XL file's \(boxType.trimmingCharacters(in: .whitespaces)) box is over \(Self.maxBoxBytes >> 20) MB and was left out")
-            } else if boxType == "Exif" {
-                if exifBox == nil {
-                    exifBox = bytes
-                    exif = Self.tiff(fromExifBox: bytes, warnings: &warnings)
-                }
-            } else if xmp == nil, !bytes.isEmpty {
-                xmp = bytes
-            }
-            boxType = ""
-        }
         try file.withUnsafeBufferPointer { input in
             try handle.check(JxlDecoderSetInput(decoder, input.baseAddress, input.count), "reading the input")
-            // Input left open until a frame was seen: a file cut before then ends in NEED_MORE_INPUT ("truncated")
-            // rather than in an error libjxl also prints; after it, closing lets the last box end at the file's end.
+            // Input left open until a frame was seen: a file cut before then ends in NEED_MORE_INPUT ("truncated");
+            // after it, closing lets the last box end at the file's end.
             var closed = false
             loop: while true {
                 let status = JxlDecoderProcessInput(decoder)
@@ -73,19 +64,7 @@ struct JXLFile {
                     readColour(handle)
                 case JXL_DEC_FRAME:
                     frames += 1
-                case JXL_DEC_BOX:
-                    finishBox()
-                    let type = Self.boxType(decoder, decompressed: true)
-                    if type == "jbrd" { hasJPEGReconstruction = true }
-                    if type == "Exif" || type == "xml " {
-                        boxType = type
-                        try box.start { JxlDecoderSetBoxBuffer(decoder, $0, $1) == JXL_DEC_SUCCESS }
-                    }
-                case JXL_DEC_BOX_NEED_MORE_OUTPUT:
-                    let remaining = JxlDecoderReleaseBoxBuffer(decoder)
-                    try box.grow(unused: remaining) { JxlDecoderSetBoxBuffer(decoder, $0, $1) == JXL_DEC_SUCCESS }
                 case JXL_DEC_SUCCESS:
-                    finishBox()
                     break loop
                 case JXL_DEC_NEED_MORE_INPUT where !closed && frames > 0:
                     JxlDecoderCloseInput(decoder)
@@ -98,8 +77,6 @@ struct JXLFile {
             }
         }
         guard width > 0, headerOnly || frames > 0 else { throw ImagePrepError.library("libjxl", "the file holds no picture") }
-        metadata.exif = exif
-        metadata.xmp = xmp
     }
 
     private mutating func readBasicInfo(_ handle: JXLDecoderHandle, maxPixels: Int) throws {
@@ -153,15 +130,6 @@ struct JXLFile {
         }
     }
 
-    static func boxType(_ decoder: OpaquePointer, decompressed: Bool) -> String {
-        var type: JxlBoxType = (0, 0, 0, 0)
-        let status = withUnsafeMutablePointer(to: &type) { pointer in
-            pointer.withMemoryRebound(to: CChar.self, capacity: 4) { JxlDecoderGetBoxType(decoder, $0, decompressed ? JXL_TRUE : JXL_FALSE) }
-        }
-        guard status == JXL_DEC_SUCCESS else { return "" }
-        return String(decoding: [type.0, type.1, type.2, type.3].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
     /// The TIFF block of an `Exif` box: a 4-byte big-endian offset to the TIFF header comes first.
     static func tiff(fromExifBox box: [UInt8], warnings: inout [String]) -> [UInt8]? {
         guard box.count > 4 else {
@@ -180,56 +148,5 @@ struct JXLFile {
             return nil
         }
         return tiff
-    }
-}
-
-/// The growing buffer libjxl writes one box's payload into; it must not move while libjxl holds it.
-final class JXLBoxBuffer {
-    private var storage = UnsafeMutableRawBufferPointer(start: nil, count: 0)
-    private var handedOut = 0   // bytes of storage given to libjxl so far
-    private let limit: Int
-    private(set) var overflowed = false
-
-    init(limit: Int) { self.limit = limit }
-
-    deinit { storage.deallocate() }
-
-    /// A fresh buffer for the next box.
-    func start(_ set: (UnsafeMutablePointer<UInt8>, Int) -> Bool) throws {
-        overflowed = false
-        try resize(to: 64 << 10, keeping: 0, set)
-    }
-
-    /// More room after libjxl filled all but `unused` bytes; past the limit, the box is skipped.
-    func grow(unused: Int, _ set: (UnsafeMutablePointer<UInt8>, Int) -> Bool) throws {
-        let filled = handedOut - min(unused, handedOut)
-        guard storage.count < limit else {
-            // Let libjxl write the rest over a scratch area: the box is dropped with a warning.
-            overflowed = true
-            try resize(to: storage.count, keeping: 0, set)
-            return
-        }
-        try resize(to: min(storage.count * 2, limit), keeping: filled, set)
-    }
-
-    /// The payload written, once libjxl released the buffer with `unused` bytes left over.
-    func take(unused: Int) -> [UInt8] {
-        let filled = handedOut - min(unused, handedOut)
-        guard !overflowed, let base = storage.baseAddress else { return [] }
-        return Array(UnsafeRawBufferPointer(start: base, count: filled).bindMemory(to: UInt8.self))
-    }
-
-    private func resize(to capacity: Int, keeping filled: Int, _ set: (UnsafeMutablePointer<UInt8>, Int) -> Bool) throws {
-        if capacity != storage.count {
-            let bigger = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 1)
-            if filled > 0, let old = storage.baseAddress, let new = bigger.baseAddress { new.copyMemory(from: old, byteCount: filled) }
-            storage.deallocate()
-            storage = bigger
-        }
-        guard let base = storage.baseAddress?.assumingMemoryBound(to: UInt8.self),
-              set(base + filled, capacity - filled) else {
-            throw ImagePrepError.library("libjxl", "cannot read a metadata box")
-        }
-        handedOut = capacity
     }
 }

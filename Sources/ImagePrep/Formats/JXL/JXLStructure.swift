@@ -13,6 +13,8 @@ enum JXLStructure {
     struct Box {
         var type: String
         var payload: Range<Int>
+        /// The box says it runs past the end of `file`: its payload is cut there.
+        var isCut = false
     }
 
     /// The container's top-level boxes, in order, as far as they are whole within `file` (a box that runs
@@ -37,7 +39,7 @@ enum JXLStructure {
             let type = String(decoding: file[offset + 4..<offset + 8].map { $0 >= 0x20 && $0 < 0x7F ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
             let (end, overflow) = offset.addingReportingOverflow(size)
             let payloadEnd = overflow ? file.count : min(end, file.count)
-            boxes.append(Box(type: type, payload: offset + header..<payloadEnd))
+            boxes.append(Box(type: type, payload: offset + header..<payloadEnd, isCut: overflow || end > file.count))
             if overflow || end >= file.count { break }
             offset = end
         }

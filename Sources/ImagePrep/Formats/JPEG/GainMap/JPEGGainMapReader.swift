@@ -17,10 +17,14 @@ enum JPEGGainMapReader {
             }
             var values: Result<GainMapMetadata, GainMapProblem>?
             var appleHeadroom: Result<Double, GainMapProblem>?
+            var statementsAreClean = statements.areClean
             if statements.origin == .appleMPF {
                 appleHeadroom = AppleGainMap.checkedHeadroom(AppleGainMap.headroom(mapXMP: statements.xmp, exif: primaryEXIF))
             } else {
-                values = statements.values()
+                let read = statements.values()
+                values = read.result
+                statementsAreClean = read.clean
+                if case .success = read.result { reading.warnings += read.warnings }
             }
             switch (values, appleHeadroom) {
             case (.success(let metadata)?, _):
@@ -43,7 +47,7 @@ enum JPEGGainMapReader {
             // Per-channel values leave as imgprep writes them (in the ISO block too): libultrahdr reads them
             // from the ISO block only.
             let perChannelAsWritten = !reading.perChannelValues || statements.iso != nil
-            reading.statementsAreClean = reading.problem == nil && statements.areClean && perChannelAsWritten
+            reading.statementsAreClean = reading.problem == nil && statementsAreClean && perChannelAsWritten
             guard decodes, reading.problem == nil else { return reading }
             // A map is never larger than its picture: anything else is refused before decoding (bombs).
             let primary = try? JPEGDecoder.dimensions(of: file)
@@ -98,14 +102,16 @@ enum JPEGGainMapReader {
     }
 }
 
-/// What a gain-map image says about itself: its first XMP packet and ISO 21496-1 block, and how many
-/// of each it has (a second one would be read by some readers and not others).
+/// What a gain-map image says about itself: its first XMP packet and its ISO 21496-1 blocks, and how
+/// many XMP packets it has (a second one would be read by some readers and not others).
 private struct MapImageStatements {
     var xmp: [UInt8]?
-    var iso: [UInt8]?
+    /// Every ISO 21496-1 block, version-only ones included.
+    var isoBlocks: [[UInt8]] = []
     var origin: GainMapOrigin
     private var xmpCount = 0
-    private var isoCount = 0
+
+    var iso: [UInt8]? { isoBlocks.first }
 
     /// nil for an image that claims no gain map (an MPF preview, say).
     init?(_ image: [UInt8]) {
@@ -115,33 +121,59 @@ private struct MapImageStatements {
                 if xmp == nil { xmp = Array(payload.dropFirst(JPEGSegment.xmpHeader.count)) }
                 xmpCount += 1
             } else if segment.marker == JPEGSegment.app2, payload.starts(with: ISOGainMapBlock.header) {
-                if iso == nil { iso = Array(payload) }
-                isoCount += 1
+                isoBlocks.append(Array(payload))
             }
         }
-        let ultraHDR = iso != nil || xmp.map(GainMapClaims.mentionsHDRGainMap) == true
+        let ultraHDR = !isoBlocks.isEmpty || xmp.map(GainMapClaims.mentionsHDRGainMap) == true
         let apple = xmp.map { containsBytes($0, Array(AppleGainMap.xmpNamespace.utf8)) } == true
         guard ultraHDR || apple else { return nil }
-        origin = iso.flatMap(ISOGainMapBlock.metadata) != nil ? .iso21496 : ultraHDR ? .ultraHDR : .appleMPF
+        origin = isoBlocks.contains { ISOGainMapBlock.read($0) != nil } ? .iso21496 : ultraHDR ? .ultraHDR : .appleMPF
     }
 
-    /// One statement of each kind at most.
-    var areClean: Bool { xmpCount <= 1 && isoCount <= 1 }
+    /// The values a reader takes, what was passed over on the way, and whether the statements are
+    /// clean (each said once, read whole, agreeing), so the image may leave as it came.
+    struct Values {
+        var result: Result<GainMapMetadata, GainMapProblem>
+        var warnings: [String] = []
+        var clean = false
+    }
 
-    /// The Ultra HDR values: the ISO block's where it has them, and the XMP's must then agree.
-    func values() -> Result<GainMapMetadata, GainMapProblem> {
-        let fromISO = iso.flatMap(ISOGainMapBlock.metadata)
+    /// The Ultra HDR values. A valid ISO 21496-1 block takes precedence over the XMP (as ISO 21496-1 and
+    /// libultrahdr have it): an XMP that fails or disagrees, a block that cannot be read beside a valid
+    /// one, bytes after a block's values are passed over, and the file leaves with restated values.
+    /// Without a valid block, a full block that fails is the problem (libultrahdr then refuses the
+    /// file rather than read the XMP); without any, the XMP's values.
+    func values() -> Values {
+        let blocks = isoBlocks.compactMap(ISOGainMapBlock.read)   // (version-only blocks state nothing)
+        let valid = blocks.compactMap { try? $0.get() }
         let fromXMP = xmp.flatMap(GainMapXMP.metadata)
-        switch (fromISO, fromXMP) {
-        case (.failure(let problem)?, _), (_, .failure(let problem)?):
-            return .failure(problem)
-        case (.success(let iso)?, .success(let xmp)?):
-            return iso.agrees(with: xmp) ? .success(iso)
-                : .failure(GainMapProblem("its XMP and its ISO 21496-1 block state different values"))
-        case (.success(let values)?, nil), (nil, .success(let values)?):
-            return .success(values)
-        case (nil, nil):
-            return .failure(GainMapProblem("the gain map image states no values (an ISO 21496-1 version block alone)"))
+        if let chosen = valid.first {
+            guard valid.allSatisfy({ $0.metadata.agrees(with: chosen.metadata) }) else {
+                return Values(result: .failure(GainMapProblem("its ISO 21496-1 blocks state different values")))
+            }
+            var warnings: [String] = []
+            for case .failure(let problem) in blocks {
+                warnings.append("the gain map's ISO 21496-1 block that cannot be read is passed over (\(problem.description.replacingOccurrences(of: "its ISO 21496-1 block ", with: "")))")
+            }
+            switch fromXMP {
+            case .failure(let problem)?:
+                warnings.append("the gain map's XMP is passed over (\(problem)): its ISO 21496-1 block takes precedence")
+            case .success(let values)? where !values.agrees(with: chosen.metadata):
+                warnings.append("the gain map's XMP states other values than its ISO 21496-1 block, which takes precedence")
+            default: break
+            }
+            let clean = warnings.isEmpty && xmpCount <= 1 && valid.count == 1 && chosen.trailingBytes == 0
+            return Values(result: .success(chosen.metadata), warnings: warnings, clean: clean)
+        }
+        if case .failure(let problem)? = blocks.first { return Values(result: .failure(problem)) }
+        switch fromXMP {
+        case .failure(let problem)?: return Values(result: .failure(problem))
+        case .success(let values)?: return Values(result: .success(values), clean: xmpCount <= 1 && isoBlocks.count <= 1)
+        case nil:
+            return Values(result: .failure(GainMapProblem("the gain map image states no values (an ISO 21496-1 version block alone)")))
         }
     }
+
+    /// For Apple's maps, which state no Ultra HDR values: one statement of each kind at most.
+    var areClean: Bool { xmpCount <= 1 && isoBlocks.count <= 1 }
 }
