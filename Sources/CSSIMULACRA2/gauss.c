@@ -50,12 +50,3 @@ void ssim2_gauss_init(ssim2_gauss *g, double sigma) {
         g->d1[i] = (float)(-2.0 * cos(omega[i]));
     }
 }
-
-size_t ssim2_blur_scratch_floats(size_t width, int radius) {
-    const size_t n = (size_t)radius;
-    /* strip in (padded 2N left, N right) and out, then six ring rows and one zero row */
-    size_t strip_in = ssim2_mul(ssim2_add(width, 3 * n), SSIM2_STRIP);
-    size_t strip_out = ssim2_mul(width, SSIM2_STRIP);
-    size_t rows = ssim2_mul(width, 7);
-    return ssim2_add(ssim2_add(strip_in, strip_out), rows);
-}

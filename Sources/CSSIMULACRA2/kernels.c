@@ -40,9 +40,15 @@ static int has_avx2_fma(void) { return __builtin_cpu_supports("avx2") && __built
 
 #endif
 
-void ssim2_blur(const ssim2_gauss *g, const float *in, const float *times, size_t width, size_t height,
-                float *temp, float *work, float *out) {
-    DISPATCH(blur, g, in, times, width, height, temp, work, out);
+void ssim2_horizontal(const ssim2_gauss *g, const float *const *src, const float *const *other, size_t rows,
+                      size_t width, const float *zero_row, float *tin, float *tout, float *const dst[3][SSIM2_STRIP]) {
+    DISPATCH(horizontal, g, src, other, rows, width, zero_row, tin, tout, dst);
+}
+
+void ssim2_vertical_step(const ssim2_gauss *g, const float *top, const float *bottom, const float *const previous[3],
+                         float *const older[3], float *out, size_t count) {
+    DISPATCH(vertical_step, g, top, bottom, previous[0], previous[1], previous[2], older[0], older[1], older[2], out,
+             count);
 }
 
 /* kOpsinAbsorbanceMatrix (frozen in libjxl's opsin_params.h) and kOpsinAbsorbanceBias */
@@ -58,7 +64,7 @@ void ssim2_positive_xyb(float *p0, float *p1, float *p2, size_t count) {
 }
 
 void ssim2_channel_sums(const float *img1, const float *mu1, const float *var1, const float *img2,
-                        const float *mu2, const float *s22, const float *s12, size_t count, double sums[6]) {
+                        const float *mu2, const float *s22, const float *s12, size_t count, double sums[6][4]) {
     DISPATCH(channel_sums, img1, mu1, var1, img2, mu2, s22, s12, count, sums);
 }
 

@@ -6,111 +6,117 @@
  * double 0.4 above). The reference runs libjxl's Highway code, which uses fused multiply-adds where the
  * CPU has them; rounding once as it does lands within a few hundredths. */
 
-/* Rows y0 .. y0+rows-1 of `in` (times `times` when given), lanes side by side, filtered along x
- * (FastGaussian1D). The recursion is ordered y = d1 * y[n-1] + (n2 * sum - y[n-2]), one FMA on the path
- * from one output to the next (the reference's own horizontal pass is a four-lane unrolled form with its
- * own rounding; this order scores as close to it as the vertical one and runs faster). */
-KERNEL_ATTR static void KERNEL(horizontal_strip)(const ssim2_gauss *g, const float *in, const float *times,
-                                                 size_t width, size_t y0, size_t rows, const float *zero_row,
-                                                 float *restrict tin, float *restrict tout, float *out) {
+/* The recursion along x over `count` blurs at once, their transposed inputs `stride` floats apart (lane r
+ * is row r of the strip): independent chains side by side, so the FMA latency of one hides behind the
+ * others. Ordered y = d1 * y[n-1] + (n2 * sum - y[n-2]), one FMA on the path from one output to the next
+ * (the reference's own horizontal pass is a four-lane unrolled form with its own rounding; this order
+ * scores as close to it as the vertical one and runs faster). */
+KERNEL_ATTR static inline __attribute__((always_inline)) void KERNEL(recurse)(const ssim2_gauss *g, ptrdiff_t w,
+                                                                             const float *tin, size_t stride,
+                                                                             float *tout, size_t out_stride,
+                                                                             const int count) {
+    enum { L = SSIM2_STRIP };
+    const ptrdiff_t N = g->radius, pad = 2 * N;
+    const float n2_1 = g->n2[0], n2_3 = g->n2[1], n2_5 = g->n2[2];
+    const float d1_1 = -g->d1[0], d1_3 = -g->d1[1], d1_5 = -g->d1[2];
+    float p1_1[3][L] = {{0}}, p1_3[3][L] = {{0}}, p1_5[3][L] = {{0}};
+    float p2_1[3][L] = {{0}}, p2_3[3][L] = {{0}}, p2_5[3][L] = {{0}};
+    for (ptrdiff_t n = -N + 1; n < w; ++n) {
+        for (int b = 0; b < count; ++b) {
+            const float *left = tin + b * stride + (pad + n - N - 1) * L, *right = tin + b * stride + (pad + n + N - 1) * L;
+            float o[L];
+            for (int r = 0; r < L; ++r) {
+                const float sum = left[r] + right[r];
+                const float y1 = FMA(d1_1, p1_1[b][r], FMA(n2_1, sum, -p2_1[b][r]));
+                const float y3 = FMA(d1_3, p1_3[b][r], FMA(n2_3, sum, -p2_3[b][r]));
+                const float y5 = FMA(d1_5, p1_5[b][r], FMA(n2_5, sum, -p2_5[b][r]));
+                p2_1[b][r] = p1_1[b][r]; p2_3[b][r] = p1_3[b][r]; p2_5[b][r] = p1_5[b][r];
+                p1_1[b][r] = y1; p1_3[b][r] = y3; p1_5[b][r] = y5;
+                o[r] = y1 + (y3 + y5);
+            }
+            if (n >= 0) memcpy(tout + b * out_stride + n * L, o, sizeof o);
+        }
+    }
+}
+
+/* One channel's blurs along x (FastGaussian1D) for `rows` rows of a strip: of the picture's rows `src`,
+ * of their squares, and, when `other` is not NULL, of their products with `other`'s rows, into dst[b][r];
+ * zero outside the picture. The rows go in side by side (one lane each) so the recursion vectorises; the
+ * products are taken there. `tin` holds 3 * (width + 3N) * SSIM2_STRIP floats, `tout` 3 * width *
+ * SSIM2_STRIP, `zero_row` width zeros. */
+KERNEL_ATTR static void KERNEL(horizontal)(const ssim2_gauss *g, const float *const *src, const float *const *other,
+                                           size_t rows, size_t width, const float *zero_row,
+                                           float *restrict tin, float *restrict tout, float *const dst[3][SSIM2_STRIP]) {
     enum { L = SSIM2_STRIP };
     const ptrdiff_t N = g->radius, w = (ptrdiff_t)width, pad = 2 * N;
-    memset(tin, 0, sizeof(float) * (size_t)(pad * L));
-    memset(tin + (pad + w) * L, 0, sizeof(float) * (size_t)(N * L));
-    const float *src[L], *factor[L];
+    const size_t stride = (size_t)(w + 3 * N) * L, out_stride = (size_t)w * L;
+    const int blurs = other ? 3 : 2;
+    const float *s[L], *f[L];
     for (size_t r = 0; r < L; ++r) {
-        src[r] = r < rows ? in + (y0 + r) * width : zero_row;
-        factor[r] = r < rows && times ? times + (y0 + r) * width : zero_row;
+        s[r] = r < rows ? src[r] : zero_row;
+        f[r] = r < rows && other ? other[r] : zero_row;
     }
-    if (times) {   /* the blur of a product, multiplied here rather than in a plane of its own */
-        for (ptrdiff_t x = 0; x < w; ++x)
-            for (int r = 0; r < L; ++r) tin[(pad + x) * L + r] = src[r][x] * factor[r][x];
-    } else {
-        for (ptrdiff_t x = 0; x < w; ++x)
-            for (int r = 0; r < L; ++r) tin[(pad + x) * L + r] = src[r][x];
+    for (int b = 0; b < blurs; ++b) {
+        float *t = tin + b * stride;
+        memset(t, 0, sizeof(float) * (size_t)(pad * L));
+        memset(t + (pad + w) * L, 0, sizeof(float) * (size_t)(N * L));
     }
-    const float n2_1 = g->n2[0], n2_3 = g->n2[1], n2_5 = g->n2[2];
-    const float d1_1 = -g->d1[0], d1_3 = -g->d1[1], d1_5 = -g->d1[2];
-    float p1_1[L] = {0}, p1_3[L] = {0}, p1_5[L] = {0}, p2_1[L] = {0}, p2_3[L] = {0}, p2_5[L] = {0};
-    for (ptrdiff_t n = -N + 1; n < w; ++n) {
-        const float *left = tin + (pad + n - N - 1) * L, *right = tin + (pad + n + N - 1) * L;
-        float o[L];
+    float *t0 = tin + pad * L, *t1 = t0 + stride, *t2 = t1 + stride;
+    for (ptrdiff_t x = 0; x < w; ++x)
         for (int r = 0; r < L; ++r) {
-            const float sum = left[r] + right[r];
-            const float y1 = FMA(d1_1, p1_1[r], FMA(n2_1, sum, -p2_1[r]));
-            const float y3 = FMA(d1_3, p1_3[r], FMA(n2_3, sum, -p2_3[r]));
-            const float y5 = FMA(d1_5, p1_5[r], FMA(n2_5, sum, -p2_5[r]));
-            p2_1[r] = p1_1[r]; p2_3[r] = p1_3[r]; p2_5[r] = p1_5[r];
-            p1_1[r] = y1; p1_3[r] = y3; p1_5[r] = y5;
-            o[r] = y1 + (y3 + y5);
+            const float v = s[r][x];
+            t0[x * L + r] = v;
+            t1[x * L + r] = v * v;
         }
-        if (n >= 0) memcpy(tout + n * L, o, sizeof o);
-    }
-    if (rows == L) {
-        float *dst[L];
-        for (int r = 0; r < L; ++r) dst[r] = out + (y0 + r) * width;
+    if (other)
         for (ptrdiff_t x = 0; x < w; ++x)
-            for (int r = 0; r < L; ++r) dst[r][x] = tout[x * L + r];
+            for (int r = 0; r < L; ++r) t2[x * L + r] = s[r][x] * f[r][x];
+    if (blurs == 3) {
+        KERNEL(recurse)(g, w, tin, stride, tout, out_stride, 2);
+        KERNEL(recurse)(g, w, tin + 2 * stride, stride, tout + 2 * out_stride, out_stride, 1);
     } else {
-        for (size_t r = 0; r < rows; ++r) {
-            float *row = out + (y0 + r) * width;
-            for (ptrdiff_t x = 0; x < w; ++x) row[x] = tout[x * L + r];
+        KERNEL(recurse)(g, w, tin, stride, tout, out_stride, 2);
+    }
+    for (int b = 0; b < blurs; ++b) {
+        const float *o = tout + b * out_stride;
+        if (rows == L) {
+            float *d[L];
+            for (int r = 0; r < L; ++r) d[r] = dst[b][r];
+            for (ptrdiff_t x = 0; x < w; ++x)
+                for (int r = 0; r < L; ++r) d[r][x] = o[x * L + r];
+        } else {
+            for (size_t r = 0; r < rows; ++r)
+                for (ptrdiff_t x = 0; x < w; ++x) dst[b][r][x] = o[x * L + r];
         }
     }
 }
 
-/* Along y, all columns at once (VerticalStrip / VerticalBlock). */
-KERNEL_ATTR static void KERNEL(vertical)(const ssim2_gauss *g, const float *in, size_t width, size_t height,
-                                         float *work, float *out) {
-    const ptrdiff_t N = g->radius, h = (ptrdiff_t)height;
-    float *ring[6];
-    for (int i = 0; i < 6; ++i) ring[i] = work + (size_t)i * width;
-    const float *zero = work + 6 * width;
-    memset(work, 0, sizeof(float) * 7 * width);
+/* One step of the pass along y (VerticalStrip) over `count` columns: from the rows N + 1 above and N - 1
+ * below (`top`, `bottom`), y[n-1] (`a1`, `a3`, `a5`) and y[n-2] (`c1`, `c3`, `c5`, overwritten with y[n]),
+ * row n of the blur into `out` (NULL while the recursion warms up above the picture). */
+KERNEL_ATTR static void KERNEL(vertical_step)(const ssim2_gauss *g, const float *restrict t, const float *restrict b,
+                                              const float *restrict a1, const float *restrict a3,
+                                              const float *restrict a5, float *restrict c1, float *restrict c3,
+                                              float *restrict c5, float *restrict out, size_t count) {
     const float n2_1 = g->n2[0], n2_3 = g->n2[1], n2_5 = g->n2[2];
     const float d1_1 = -g->d1[0], d1_3 = -g->d1[1], d1_5 = -g->d1[2];
-    for (ptrdiff_t n = -N + 1; n < h; ++n) {
-        const ptrdiff_t top = n - N - 1, bottom = n + N - 1;
-        const float *restrict t = top >= 0 ? in + (size_t)top * width : zero;
-        const float *restrict b = bottom < h ? in + (size_t)bottom * width : zero;
-        /* ring[0..2]: y[n-1] of k = 1, 3, 5; ring[3..5]: y[n-2], overwritten with y[n] */
-        const float *restrict a1 = ring[0], *restrict a3 = ring[1], *restrict a5 = ring[2];
-        float *restrict c1 = ring[3], *restrict c3 = ring[4], *restrict c5 = ring[5];
-        if (n >= 0) {
-            float *restrict o = out + (size_t)n * width;
-            for (size_t x = 0; x < width; ++x) {
-                const float sum = t[x] + b[x];
-                const float y1 = FMA(n2_1, sum, FMA(d1_1, a1[x], -c1[x]));
-                const float y3 = FMA(n2_3, sum, FMA(d1_3, a3[x], -c3[x]));
-                const float y5 = FMA(n2_5, sum, FMA(d1_5, a5[x], -c5[x]));
-                c1[x] = y1; c3[x] = y3; c5[x] = y5;
-                o[x] = y1 + (y3 + y5);
-            }
-        } else {
-            for (size_t x = 0; x < width; ++x) {
-                const float sum = t[x] + b[x];
-                c1[x] = FMA(n2_1, sum, FMA(d1_1, a1[x], -c1[x]));
-                c3[x] = FMA(n2_3, sum, FMA(d1_3, a3[x], -c3[x]));
-                c5[x] = FMA(n2_5, sum, FMA(d1_5, a5[x], -c5[x]));
-            }
+    if (out) {
+        for (size_t x = 0; x < count; ++x) {
+            const float sum = t[x] + b[x];
+            const float y1 = FMA(n2_1, sum, FMA(d1_1, a1[x], -c1[x]));
+            const float y3 = FMA(n2_3, sum, FMA(d1_3, a3[x], -c3[x]));
+            const float y5 = FMA(n2_5, sum, FMA(d1_5, a5[x], -c5[x]));
+            c1[x] = y1; c3[x] = y3; c5[x] = y5;
+            out[x] = y1 + (y3 + y5);
         }
-        for (int i = 0; i < 3; ++i) {   /* y[n] becomes y[n-1], y[n-1] becomes y[n-2] */
-            float *swap = ring[i]; ring[i] = ring[i + 3]; ring[i + 3] = swap;
+    } else {
+        for (size_t x = 0; x < count; ++x) {
+            const float sum = t[x] + b[x];
+            c1[x] = FMA(n2_1, sum, FMA(d1_1, a1[x], -c1[x]));
+            c3[x] = FMA(n2_3, sum, FMA(d1_3, a3[x], -c3[x]));
+            c5[x] = FMA(n2_5, sum, FMA(d1_5, a5[x], -c5[x]));
         }
     }
-}
-
-KERNEL_ATTR static void KERNEL(blur)(const ssim2_gauss *g, const float *in, const float *times, size_t width,
-                                     size_t height, float *temp, float *work, float *out) {
-    const size_t n = (size_t)g->radius;
-    float *tin = work, *tout = work + (width + 3 * n) * SSIM2_STRIP, *rows_work = tout + width * SSIM2_STRIP;
-    float *zero_row = rows_work + 6 * width;
-    memset(zero_row, 0, sizeof(float) * width);
-    for (size_t y = 0; y < height; y += SSIM2_STRIP) {
-        const size_t rows = height - y < SSIM2_STRIP ? height - y : SSIM2_STRIP;
-        KERNEL(horizontal_strip)(g, in, times, width, y, rows, zero_row, tin, tout, temp);
-    }
-    KERNEL(vertical)(g, temp, width, height, rows_work, out);
 }
 
 /* fast_math-inl.h's CubeRootAndAdd: cbrt(x) + add by an exponent guess and Newton steps (x >= 0),
@@ -158,17 +164,17 @@ KERNEL_ATTR static void KERNEL(positive_xyb)(float *restrict p0, float *restrict
     }
 }
 
-/* SSIMMap and EdgeDiffMap of one channel at one scale, fused. Sums in double, four running sums per
- * norm (pixel i into sum i % 4, added up at the end): a fixed order, so the same on every run. Blocks of
+/* SSIMMap and EdgeDiffMap of one channel at one scale, fused, over `count` pixels (a piece of a row),
+ * added to `s`. Sums in double, four running sums per norm (pixel j of the piece into sum j % 4, added up
+ * at the end by the caller): a fixed order, so the same on every run. Blocks of
  * pixels in two passes, so both vectorise: the float ratios (as the reference computes them, but the edge
  * ratio, which it divides in double: below 1e-6 of a point, and a double division per pixel cost a tenth
  * of the time), then the double errors and their sums. */
 KERNEL_ATTR static void KERNEL(channel_sums)(const float *restrict img1, const float *restrict mu1,
                                              const float *restrict var1, const float *restrict img2,
                                              const float *restrict mu2, const float *restrict s22,
-                                             const float *restrict s12, size_t count, double sums[6]) {
+                                             const float *restrict s12, size_t count, double s[6][4]) {
     enum { V = 4, BLOCK = 512 };
-    double s[6][V] = {{0}};
     float ssim[BLOCK], edge[BLOCK];
     const float kC2 = 0.0009f;
     for (size_t start = 0; start < count; start += BLOCK) {
@@ -216,7 +222,6 @@ KERNEL_ATTR static void KERNEL(channel_sums)(const float *restrict img1, const f
             s[5][k] += l2 * l2;
         }
     }
-    for (int k = 0; k < 6; ++k) sums[k] = (s[k][0] + s[k][1]) + (s[k][2] + s[k][3]);
 }
 
 /* libjxl's TF_SRGB::DisplayFromEncoded, which the reference's colour management applies to sRGB input:

@@ -2,26 +2,20 @@
 #pragma STDC FP_CONTRACT OFF
 #include "internal.h"
 
-void ssim2_downsample(const float *restrict in, size_t width, size_t height, float *restrict out) {
-    const size_t ow = (width + 1) / 2, oh = (height + 1) / 2;
-    for (size_t oy = 0; oy < oh; ++oy) {
-        const float *r0 = in + (2 * oy) * width;
-        const float *r1 = in + (2 * oy + 1 < height ? 2 * oy + 1 : height - 1) * width;
-        float *o = out + oy * ow;
-        const size_t pairs = width / 2;   /* columns with both neighbours inside */
-        for (size_t ox = 0; ox < pairs; ++ox) {
-            float sum = 0.0f;   /* the reference's order: row by row, left to right */
-            sum += r0[2 * ox]; sum += r0[2 * ox + 1];
-            sum += r1[2 * ox]; sum += r1[2 * ox + 1];
-            o[ox] = sum * 0.25f;
-        }
-        if (pairs < ow) {
-            const size_t x = width - 1;
-            float sum = 0.0f;
-            sum += r0[x]; sum += r0[x];
-            sum += r1[x]; sum += r1[x];
-            o[pairs] = sum * 0.25f;
-        }
+void ssim2_downsample_rows(const float *restrict r0, const float *restrict r1, size_t width, float *restrict out) {
+    const size_t pairs = width / 2;   /* columns with both neighbours inside */
+    for (size_t ox = 0; ox < pairs; ++ox) {
+        float sum = 0.0f;   /* the reference's order: row by row, left to right */
+        sum += r0[2 * ox]; sum += r0[2 * ox + 1];
+        sum += r1[2 * ox]; sum += r1[2 * ox + 1];
+        out[ox] = sum * 0.25f;
+    }
+    if (pairs < (width + 1) / 2) {
+        const size_t x = width - 1;
+        float sum = 0.0f;
+        sum += r0[x]; sum += r0[x];
+        sum += r1[x]; sum += r1[x];
+        out[pairs] = sum * 0.25f;
     }
 }
 

@@ -1,10 +1,11 @@
 /* ssimulacra2.cc's ComputeSSIMULACRA2 and Msssim::Score, split so the original's half (its XYB pyramid,
- * mu1 = blur(img1), sigma11 - mu1^2) is computed once. One scale at a time; sums in double, in row order. */
+ * mu1 = blur(img1), sigma11 - mu1^2) is computed once; both halves stream the picture through the scales
+ * in strips (stream.c, run.c). Sums in double, in a fixed order. */
 #pragma STDC FP_CONTRACT OFF
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "run.h"
 
 struct ssim2_reference {
     size_t width, height;
@@ -18,10 +19,8 @@ struct ssim2_reference {
 
 struct ssim2_scratch {
     size_t width, height;
-    float *full[3];      /* the input; later every other scale's linear RGB, then (in place) XYB */
-    float *half[3];      /* the second scale's linear RGB, and every other one after it */
-    float *product, *temp, *blur_a, *blur_b;
-    float *work;
+    ssim2_gauss gauss;
+    ssim2_stream stream;
     float *block;
 };
 
@@ -40,46 +39,34 @@ size_t ssim2_reference_bytes(size_t width, size_t height) {
     return ssim2_add(ssim2_mul(floats, sizeof(float)), sizeof(struct ssim2_reference));
 }
 
-/* Floats of one scratch: three planes at full size, three at the second scale's, four more full ones,
- * and the blur's rows. */
-static size_t scratch_floats(size_t width, size_t height, int radius) {
-    const size_t full = plane_floats(width, height);
-    const size_t half = plane_floats((width + 1) / 2, (height + 1) / 2);
-    return ssim2_add(ssim2_add(ssim2_mul(full, 7), ssim2_mul(half, 3)), ssim2_blur_scratch_floats(width, radius));
-}
-
 size_t ssim2_scratch_bytes(size_t width, size_t height) {
     if (width < SSIM2_MIN_SIZE || height < SSIM2_MIN_SIZE) return 0;
     ssim2_gauss g;
     ssim2_gauss_init(&g, 1.5);
-    return ssim2_add(ssim2_mul(scratch_floats(width, height, g.radius), sizeof(float)), sizeof(struct ssim2_scratch));
+    return ssim2_add(ssim2_mul(ssim2_stream_floats(width, height, g.radius), sizeof(float)),
+                     sizeof(struct ssim2_scratch));
 }
 
 int ssim2_scratch_new(size_t width, size_t height, ssim2_scratch **out) {
     *out = NULL;
     if (width < SSIM2_MIN_SIZE || height < SSIM2_MIN_SIZE) return SSIM2_TOO_SMALL;
-    ssim2_gauss g;
-    ssim2_gauss_init(&g, 1.5);
-    const size_t floats = scratch_floats(width, height, g.radius);
-    if (floats == 0 || ssim2_mul(floats, sizeof(float)) == 0) return SSIM2_TOO_LARGE;
     ssim2_scratch *s = calloc(1, sizeof *s);
     if (!s) return SSIM2_NO_MEMORY;
+    ssim2_gauss_init(&s->gauss, 1.5);
+    const size_t floats = ssim2_stream_floats(width, height, s->gauss.radius);
+    if (floats == 0 || ssim2_mul(floats, sizeof(float)) == 0) {
+        free(s);
+        return SSIM2_TOO_LARGE;
+    }
     s->block = malloc(floats * sizeof(float));
     if (!s->block) {
         free(s);
         return SSIM2_NO_MEMORY;
     }
-    const size_t full = width * height, half = ((width + 1) / 2) * ((height + 1) / 2);
-    float *p = s->block;
-    for (int c = 0; c < 3; ++c) { s->full[c] = p; p += full; }
-    for (int c = 0; c < 3; ++c) { s->half[c] = p; p += half; }
-    s->product = p; p += full;
-    s->temp = p; p += full;
-    s->blur_a = p; p += full;
-    s->blur_b = p; p += full;
-    s->work = p;
     s->width = width;
     s->height = height;
+    s->stream.gauss = &s->gauss;
+    ssim2_stream_layout(&s->stream, width, height, s->gauss.radius, s->block);
     *out = s;
     return SSIM2_OK;
 }
@@ -90,31 +77,18 @@ void ssim2_scratch_free(ssim2_scratch *scratch) {
     free(scratch);
 }
 
-float *ssim2_scratch_input(ssim2_scratch *scratch, int channel) { return scratch->full[channel]; }
-
-/* Where one pass over the scales is: `current` holds this scale's linear RGB, `next` receives the next's. */
-typedef struct {
-    float *current[3], *next[3];
-} pyramid;
-
-static pyramid pyramid_start(const ssim2_scratch *s) {
-    pyramid p;
-    for (int c = 0; c < 3; ++c) { p.current[c] = s->full[c]; p.next[c] = s->half[c]; }
-    return p;
+/* Points the scratch's stages at the reference's planes. */
+static void attach(ssim2_scratch *scratch, const ssim2_reference *r) {
+    for (int s = 0; s < r->scales; ++s)
+        for (int c = 0; c < 3; ++c) {
+            scratch->stream.stage[s].img[c] = r->img[s][c];
+            scratch->stream.stage[s].mu[c] = r->mu[s][c];
+            scratch->stream.stage[s].var[c] = r->var[s][c];
+        }
 }
 
-/* Puts scale s+1's linear RGB in `next` (when there is one), turns `current` into XYB, and swaps, so that
- * afterwards `next` holds this scale's XYB and `current` the next scale's RGB. */
-static void step_scale(pyramid *p, size_t width, size_t height, int has_next) {
-    if (has_next)
-        for (int c = 0; c < 3; ++c) ssim2_downsample(p->current[c], width, height, p->next[c]);
-    ssim2_positive_xyb(p->current[0], p->current[1], p->current[2], width * height);
-    for (int c = 0; c < 3; ++c) {
-        float *swap = p->current[c]; p->current[c] = p->next[c]; p->next[c] = swap;
-    }
-}
-
-int ssim2_reference_new(ssim2_scratch *scratch, ssim2_reference **out) {
+int ssim2_reference_new(ssim2_scratch *scratch, ssim2_rows source, void *context, int threads,
+                        ssim2_reference **out) {
     *out = NULL;
     const size_t bytes = ssim2_reference_bytes(scratch->width, scratch->height);
     if (bytes == 0) return SSIM2_TOO_LARGE;
@@ -128,7 +102,7 @@ int ssim2_reference_new(ssim2_scratch *scratch, ssim2_reference **out) {
     r->width = scratch->width;
     r->height = scratch->height;
     r->scales = ssim2_scale_count(r->width, r->height, r->widths, r->heights);
-    ssim2_gauss_init(&r->gauss, 1.5);
+    r->gauss = scratch->gauss;
     float *p = r->block;
     for (int s = 0; s < r->scales; ++s) {
         const size_t n = r->widths[s] * r->heights[s];
@@ -138,19 +112,11 @@ int ssim2_reference_new(ssim2_scratch *scratch, ssim2_reference **out) {
             r->var[s][c] = p; p += n;
         }
     }
-    pyramid py = pyramid_start(scratch);
-    for (int s = 0; s < r->scales; ++s) {
-        const size_t w = r->widths[s], h = r->heights[s], n = w * h;
-        step_scale(&py, w, h, s + 1 < r->scales);
-        for (int c = 0; c < 3; ++c) {
-            const float *img = py.next[c];
-            memcpy(r->img[s][c], img, n * sizeof(float));
-            ssim2_blur(&r->gauss, img, NULL, w, h, scratch->temp, scratch->work, r->mu[s][c]);
-            ssim2_blur(&r->gauss, img, img, w, h, scratch->temp, scratch->work, r->var[s][c]);
-            const float *restrict mu = r->mu[s][c];
-            float *restrict var = r->var[s][c];
-            for (size_t i = 0; i < n; ++i) var[i] = var[i] - mu[i] * mu[i];   /* (s11 - mu11) as SSIMMap has it */
-        }
+    attach(scratch, r);
+    const int status = ssim2_run(&scratch->stream, 0, source, context, threads);
+    if (status != SSIM2_OK) {
+        ssim2_reference_free(r);
+        return status;
     }
     *out = r;
     return SSIM2_OK;
@@ -197,28 +163,23 @@ static double final_score(double norms[SSIM2_SCALES][3][6], int scales) {
     return ssim > 0 ? 100.0 - 10.0 * pow(ssim, 0.6276336467831387) : 100.0;
 }
 
-int ssim2_score(const ssim2_reference *r, ssim2_scratch *scratch, double *score) {
+int ssim2_score(const ssim2_reference *r, ssim2_scratch *scratch, ssim2_rows source, void *context, int threads,
+                double *score) {
     *score = 0;
     if (scratch->width != r->width || scratch->height != r->height) return SSIM2_SIZE_MISMATCH;
+    attach(scratch, r);
+    const int status = ssim2_run(&scratch->stream, 1, source, context, threads);
+    if (status != SSIM2_OK) return status;
     double norms[SSIM2_SCALES][3][6];
-    pyramid py = pyramid_start(scratch);
     for (int s = 0; s < r->scales; ++s) {
-        const size_t w = r->widths[s], h = r->heights[s], n = w * h;
-        step_scale(&py, w, h, s + 1 < r->scales);
-        for (int c = 0; c < 3; ++c) {
-            const float *img2 = py.next[c];
-            ssim2_blur(&r->gauss, r->img[s][c], img2, w, h, scratch->temp, scratch->work, scratch->blur_a);   /* s12 */
-            ssim2_blur(&r->gauss, img2, img2, w, h, scratch->temp, scratch->work, scratch->blur_b);           /* s22 */
-            ssim2_blur(&r->gauss, img2, NULL, w, h, scratch->temp, scratch->work, scratch->product);          /* mu2 */
-            double sums[6];
-            ssim2_channel_sums(r->img[s][c], r->mu[s][c], r->var[s][c], img2, scratch->product, scratch->blur_b,
-                               scratch->blur_a, n, sums);
-            const double one_per_pixels = 1.0 / (double)n;
+        const ssim2_stage *st = &scratch->stream.stage[s];
+        const double one_per_pixels = 1.0 / (double)(r->widths[s] * r->heights[s]);
+        for (int c = 0; c < 3; ++c)
             for (int k = 0; k < 6; k += 2) {
-                norms[s][c][k] = one_per_pixels * sums[k];
-                norms[s][c][k + 1] = sqrt(sqrt(one_per_pixels * sums[k + 1]));
+                const double *sum = st->sums[c][k], *fourth = st->sums[c][k + 1];
+                norms[s][c][k] = one_per_pixels * ((sum[0] + sum[1]) + (sum[2] + sum[3]));
+                norms[s][c][k + 1] = sqrt(sqrt(one_per_pixels * ((fourth[0] + fourth[1]) + (fourth[2] + fourth[3]))));
             }
-        }
     }
     *score = final_score(norms, r->scales);
     return SSIM2_OK;

@@ -34,23 +34,33 @@ struct CompareCommand: Command {
     }
 
     func run() async -> Int32 {
-        func load(_ path: String) -> ImageComparison.Picture? {
-            do {
-                return try ImageComparison.decode(try InputFile.read(path))
-            } catch {
-                let failure = ImagePrepError.failed(at: .decode, error, otherwise: .io)
+        @Sendable func load(_ path: String) -> Result<ImageComparison.Picture, ImagePrepError> {
+            Result { try ImageComparison.decode(try InputFile.read(path)) }
+                .mapError { ImagePrepError.failed(at: .decode, $0, otherwise: .io) }
+        }
+        // The two decodes side by side, then the score on every core (it uses two at most). As one after
+        // the other would: the original's failure is the one reported when both fail.
+        async let first = load(original)
+        async let second = load(distorted)
+        let loaded = await [(original, first), (distorted, second)]
+        var pictures: [ImageComparison.Picture] = []
+        for (path, result) in loaded {
+            switch result {
+            case .success(let picture): pictures.append(picture)
+            case .failure(let failure):
                 StandardStream.error.write(TerminalText.line("imgprep: \(path): \(failure.stage ?? .decode): \(failure)") + "\n")
-                return nil
+                return 1
             }
         }
-        guard let given = load(original), let b = load(distorted) else { return 1 }
+        let given = pictures[0], b = pictures[1]
         do {
-            let a = try ImageComparison.matched(given, to: b, threads: ProcessInfo.processInfo.activeProcessorCount)
+            let threads = ProcessInfo.processInfo.activeProcessorCount
+            let a = try ImageComparison.matched(given, to: b, threads: threads)
             let resized = a.width != given.width || a.height != given.height
             if resized {
                 StandardStream.error.write(TerminalText.line("imgprep: \(original): resized from \(given.width)x\(given.height) to \(a.width)x\(a.height) (upright, as convert --max-dimension does) to compare") + "\n")
             }
-            let score = try ImageComparison.score(original: a, distorted: b)
+            let score = try ImageComparison.score(original: a, distorted: b, threads: threads)
             let rounded = (score * 1000).rounded() / 1000
             if json {
                 var object: [String: Any] = ["score": rounded, "width": a.width, "height": a.height]

@@ -4,11 +4,13 @@
  * recursive Gaussian of gauss_blur.cc, sigma 1.5). Colour management and alpha blending happen in the
  * caller; this code sees three planes of linear light, nominally 0..1.
  *
- * Single-threaded and deterministic: every sum runs in one fixed order, FP contraction is off, so a
- * pair scores the same on every run and from any thread.
+ * Deterministic: every sum runs in one fixed order, FP contraction is off, so a pair scores the same on
+ * every run, from any thread and with one worker thread or two.
  *
- * A reference (the original's XYB pyramid and blurred moments) is made once and read-only afterwards:
- * several threads may score against it at once, each with its own scratch.
+ * Streamed: the picture comes in a strip of rows at a time from the caller's row source, and each scale
+ * goes through XYB, its blurs and its sums in strips, so a score holds no plane of the picture's size.
+ * A reference (the original's XYB pyramid and blurred moments, nine planes per scale) is made once and
+ * read-only afterwards: several threads may score against it at once, each with its own scratch.
  */
 #ifndef CSSIMULACRA2_H
 #define CSSIMULACRA2_H
@@ -24,7 +26,8 @@ enum {
     SSIM2_TOO_SMALL = 1,   /* width or height below 8 (the reference refuses them too) */
     SSIM2_TOO_LARGE = 2,   /* a buffer size would overflow size_t */
     SSIM2_NO_MEMORY = 3,   /* malloc failed */
-    SSIM2_SIZE_MISMATCH = 4
+    SSIM2_SIZE_MISMATCH = 4,
+    SSIM2_SOURCE_FAILED = 5   /* the row source returned non-zero */
 };
 
 #define SSIM2_MIN_SIZE 8
@@ -36,19 +39,28 @@ typedef struct ssim2_scratch ssim2_scratch;
 size_t ssim2_reference_bytes(size_t width, size_t height);
 size_t ssim2_scratch_bytes(size_t width, size_t height);
 
-/* One scoring's working memory; its input planes are where the caller writes linear RGB. */
+/* Writes rows y .. y + rows - 1 of the picture's linear RGB into r, g and b (rows * width floats each, row
+ * after row); returns 0, or non-zero to stop. Called from the thread that called ssim2_reference_new or
+ * ssim2_score, rows in order. */
+typedef int (*ssim2_rows)(void *context, size_t y, size_t rows, float *r, float *g, float *b);
+
+/* One scoring's working memory (strips: a few hundred rows of the picture's width in all). */
 int ssim2_scratch_new(size_t width, size_t height, ssim2_scratch **out);
 void ssim2_scratch_free(ssim2_scratch *scratch);
-/* Plane `channel` (0 R, 1 G, 2 B) of width * height floats, row after row. */
-float *ssim2_scratch_input(ssim2_scratch *scratch, int channel);
 
-/* Prepares the original from the linear RGB in `scratch`'s input planes (which it overwrites). */
-int ssim2_reference_new(ssim2_scratch *scratch, ssim2_reference **out);
+/* `threads` (1 or 2) is how many threads a call may use: with 2, a second thread takes the vertical blurs
+ * and the sums while the caller's thread reads rows, downscales, converts and blurs along x. The result
+ * does not depend on it. */
+
+/* Prepares the original, read from `source`, using `scratch`. */
+int ssim2_reference_new(ssim2_scratch *scratch, ssim2_rows source, void *context, int threads,
+                        ssim2_reference **out);
 void ssim2_reference_free(ssim2_reference *reference);
 
-/* Scores the linear RGB in `scratch`'s input planes (overwritten) against `reference`: 100 identical,
- * lower worse (it can go below 0). */
-int ssim2_score(const ssim2_reference *reference, ssim2_scratch *scratch, double *score);
+/* Scores the picture read from `source` against `reference`: 100 identical, lower worse (it can go
+ * below 0). */
+int ssim2_score(const ssim2_reference *reference, ssim2_scratch *scratch, ssim2_rows source, void *context,
+                int threads, double *score);
 
 /* ---- Helpers for getting 8-bit pixels into linear planes ---------------------------------- */
 

@@ -10,18 +10,21 @@ struct CandidateScorer: Sendable {
     private let starts: [Int]
     private let isAnimation: Bool
     private let maxPixels: Int
+    /// Threads a score may use (the job's share of the cores: two when it is alone); never changes a score.
+    private let threads: Int
 
-    init(_ picture: DecodedPixels, profile: [UInt8]?, maxPixels: Int) throws {
+    init(_ picture: DecodedPixels, profile: [UInt8]?, maxPixels: Int, threads: Int) throws {
         if case .animation(let animation) = picture {
-            references = try animation.frames.map { try SSIMULACRA2.Reference($0.canvas, profile: profile) }
+            references = try animation.frames.map { try SSIMULACRA2.Reference($0.canvas, profile: profile, threads: threads) }
             starts = Self.starts(of: animation)
             isAnimation = true
         } else {
-            references = [try SSIMULACRA2.Reference(picture.rgb(), profile: profile)]
+            references = [try SSIMULACRA2.Reference(picture.rgb(), profile: profile, threads: threads)]
             starts = [0]
             isAnimation = false
         }
         self.maxPixels = maxPixels
+        self.threads = threads
     }
 
     /// The score of `encoded`: for an animation, its lowest frame's (each frame of the original against
@@ -31,14 +34,15 @@ struct CandidateScorer: Sendable {
         let options = DecodeOptions(maxPixels: maxPixels, keepsAnimation: isAnimation)
         let decoded = try format.reader.decoder.decode(encoded, options: options)
         guard case .animation(let animation) = decoded.content, isAnimation else {
-            return try references[0].score(decoded.content.rgb(), profile: decoded.metadata.icc)
+            return try references[0].score(decoded.content.rgb(), profile: decoded.metadata.icc, threads: threads)
         }
         let shownStarts = Self.starts(of: animation)
         var lowest = Double.infinity
         for (index, reference) in references.enumerated() {
             // The decoded frame on screen when this one starts (an encoder may merge identical frames).
             let shown = shownStarts.lastIndex { $0 <= starts[index] } ?? 0
-            lowest = min(lowest, try reference.score(animation.frames[shown].canvas, profile: decoded.metadata.icc))
+            lowest = min(lowest, try reference.score(animation.frames[shown].canvas, profile: decoded.metadata.icc,
+                                                     threads: threads))
         }
         return lowest
     }

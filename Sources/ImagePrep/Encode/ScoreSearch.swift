@@ -126,7 +126,7 @@ struct ScoreSearch {
     func run(sizeHints: [Int: Int]) throws -> PreparedImage {
         let picture = job.picture
         let (metadata, notes) = job.metadata(for: picture)
-        let scorer = try CandidateScorer(picture, profile: metadata.icc, maxPixels: job.settings.maxPixels)
+        let scorer = try CandidateScorer(picture, profile: metadata.icc, maxPixels: job.settings.maxPixels, threads: job.threads)
         func search(_ encoder: any ImageEncoding, giveUpAbove: Int? = nil, start: Int? = nil, startIsClose: Bool = false,
                     ceiling: Int? = nil, known: [Int: (bytes: [UInt8], score: Double)] = [:]) throws -> ScoreSearchResult {
             let input = picture.prepared(for: encoder)
@@ -193,7 +193,8 @@ struct ScoreSearch {
         guard let mosaic = ProbeMosaic(job.picture) else { return nil }
         let encoder = job.encoder.pictureEncoder
         let input = mosaic.picture.prepared(for: encoder)
-        let scorer = try CandidateScorer(mosaic.picture, profile: metadata.icc, maxPixels: job.settings.maxPixels)
+        let scorer = try CandidateScorer(mosaic.picture, profile: metadata.icc, maxPixels: job.settings.maxPixels,
+                                         threads: job.threads)
         // The profile alone: each decode is then read in the same colours as the reference.
         let colours = ImageMetadata(icc: metadata.icc)
         let aim = min(target.score + model.mosaicScoresAbove, 100)

@@ -68,11 +68,13 @@ public enum ImageComparison {
     }
 
     /// The SSIMULACRA 2 score of `distorted` against `original`; `SizesDiffer` when their sizes differ.
-    public static func score(original: Picture, distorted: Picture) throws -> Double {
+    /// `threads`: how many threads it may use (two at most help; the score does not depend on it).
+    public static func score(original: Picture, distorted: Picture, threads: Int = 1) throws -> Double {
         guard original.width == distorted.width, original.height == distorted.height else {
             throw SizesDiffer(original: (original.width, original.height), distorted: (distorted.width, distorted.height))
         }
         return try SSIMULACRA2.score(original: original.pixels, originalProfile: original.profile,
-                                     distorted: distorted.pixels, distortedProfile: distorted.profile)
+                                     distorted: distorted.pixels, distortedProfile: distorted.profile,
+                                     threads: min(max(threads, 1), 2))
     }
 }

@@ -18,8 +18,7 @@ struct LinearLight: Sendable {
     /// The profile as given (to recognise it again).
     let source: [UInt8]?
     /// Bytes of the two float buffers the per-pixel path converts through.
-    static let bandBytes = 2 * band * 3 * MemoryLayout<Float>.size
-    private static let band = 16384
+    static let bandBytes = 2 * LinearBand.size * 3 * MemoryLayout<Float>.size
 
     init(profile: [UInt8]?) throws {
         source = profile
@@ -35,52 +34,55 @@ struct LinearLight: Sendable {
         table = transform.separableTable()
     }
 
-    /// Fills CSSIMULACRA2's input planes from `image`: composited on gray `background` (0...1, in the
-    /// picture's own encoding, as the reference blends before converting) when it has alpha and a
-    /// background is given; alpha is ignored otherwise.
-    func fill(_ scratch: OpaquePointer, from image: PixelBuffer, background: Float?) throws {
-        guard let r = ssim2_scratch_input(scratch, 0), let g = ssim2_scratch_input(scratch, 1),
-              let b = ssim2_scratch_input(scratch, 2) else { throw ImagePrepError(.unsupported, "no scratch planes") }
-        let count = image.width * image.height
+    /// Writes pixels `start ..< start + count` of `image` as linear planes at `r`, `g`, `b`: composited on gray
+    /// `background` (0...1, in the picture's own encoding, as the reference blends before converting) when it
+    /// has alpha and a background is given; alpha is ignored otherwise. `band` holds the per-pixel path's
+    /// buffers between calls.
+    func fill(_ image: PixelBuffer, background: Float?, start: Int, count: Int, band: inout LinearBand,
+              _ r: UnsafeMutablePointer<Float>, _ g: UnsafeMutablePointer<Float>, _ b: UnsafeMutablePointer<Float>) throws {
         let blend = image.hasAlpha ? background : nil
         if blend == nil, let table {
             image.pixels.withUnsafeBufferPointer { pixels in
                 table.withUnsafeBufferPointer { table in
-                    ssim2_planes_from_tables(pixels.baseAddress, count, Int32(image.channels), table.baseAddress, r, g, b)
+                    ssim2_planes_from_tables(pixels.baseAddress.map { $0 + start * image.channels }, count,
+                                             Int32(image.channels), table.baseAddress, r, g, b)
                 }
             }
             return
         }
         // Per pixel, a band at a time through one float buffer (encoded, then linear).
-        let transform = try profile.map { try LinearTransform(from: $0) }
-        let band = Self.band
-        var encoded = [Float](repeating: 0, count: band * 3), linear = [Float](repeating: 0, count: band * 3)
+        if band.transform == nil, let profile { band.transform = try LinearTransform(from: profile) }
+        if band.encoded.isEmpty {
+            band.encoded = [Float](repeating: 0, count: LinearBand.size * 3)
+            band.linear = band.encoded
+        }
+        let transform = band.transform, size = LinearBand.size
         try image.pixels.withUnsafeBufferPointer { pixels in
             guard let base = pixels.baseAddress else { throw ImagePrepError(.unsupported, "the picture has no pixels") }
-            var start = 0
-            while start < count {
-                let n = min(band, count - start)
-                encoded.withUnsafeMutableBufferPointer { out in
+            var done = 0
+            while done < count {
+                let n = min(size, count - done), at = start + done
+                band.encoded.withUnsafeMutableBufferPointer { out in
                     if let blend {
-                        ssim2_blend(base + start * 4, n, blend, out.baseAddress)
+                        ssim2_blend(base + at * 4, n, blend, out.baseAddress)
                     } else {
                         let channels = image.channels
                         for i in 0..<n {
-                            for k in 0..<3 { out[i * 3 + k] = Float(base[(start + i) * channels + k]) * (1 / 255) }
+                            for k in 0..<3 { out[i * 3 + k] = Float(base[(at + i) * channels + k]) * (1 / 255) }
                         }
                     }
                 }
-                encoded.withUnsafeBufferPointer { input in
-                    linear.withUnsafeMutableBufferPointer { output in
+                band.encoded.withUnsafeBufferPointer { input in
+                    band.linear.withUnsafeMutableBufferPointer { output in
                         if let transform {
-                            transform.apply(input.baseAddress!, output.baseAddress!, count: n)   // both arrays hold band * 3 floats
-                            ssim2_planes_from_interleaved(output.baseAddress, n, r + start, g + start, b + start)
+                            transform.apply(input.baseAddress!, output.baseAddress!, count: n)   // both arrays hold size * 3 floats
+                            ssim2_planes_from_interleaved(output.baseAddress, n, r + done, g + done, b + done)
                         } else {
-                            ssim2_planes_from_srgb(input.baseAddress, n, r + start, g + start, b + start)
+                            ssim2_planes_from_srgb(input.baseAddress, n, r + done, g + done, b + done)
                         }
                     }
                 }
-                start += n
+                done += n
             }
         }
     }
@@ -100,6 +102,13 @@ struct LinearLight: Sendable {
         for v in 0..<256 { for c in 0..<3 { table[c * 768 + v * 3 + c] = linear[c * 256 + v] } }
         return table
     }()
+}
+
+/// The per-pixel path's buffers and transform, made on first use and kept for the picture's other rows.
+struct LinearBand {
+    static let size = 16384
+    var encoded: [Float] = [], linear: [Float] = []
+    var transform: LinearTransform?
 }
 
 /// A LittleCMS transform from an RGB profile to linear sRGB, float in and out, with the settings of

@@ -30,10 +30,12 @@ public enum SSIMULACRA2 {
         return o1 || o2 || o3 ? 0 : bytes
     }
 
-    /// Scores one pair (a convenience over `Reference`).
+    /// Scores one pair (a convenience over `Reference`), on up to `threads` threads (1 or 2; the score
+    /// does not depend on it).
     public static func score(original: PixelBuffer, originalProfile: [UInt8]?,
-                             distorted: PixelBuffer, distortedProfile: [UInt8]?) throws -> Double {
-        try Reference(original, profile: originalProfile).score(distorted, profile: distortedProfile)
+                             distorted: PixelBuffer, distortedProfile: [UInt8]?, threads: Int = 1) throws -> Double {
+        try Reference(original, profile: originalProfile, threads: threads)
+            .score(distorted, profile: distortedProfile, threads: threads)
     }
 
     /// The original prepared once (linear-light pyramid, XYB, its blurred moments) and scored against any
@@ -47,11 +49,12 @@ public enum SSIMULACRA2 {
         /// one once (a distorted picture with alpha then goes on mid gray, 0.5).
         private let prepared: [(background: Float, pyramid: PreparedPyramid)]
         private let colour: LinearLight
-        /// Scratch kept between scores: a fresh one costs its page faults again (about a third of a score).
+        /// Scratch kept between scores (strips, a few megabytes): a fresh one costs its page faults again.
         private let scratches = ScratchPool()
 
-        /// `image`: 8-bit RGB or RGBA (straight alpha); `profile`: its ICC profile (nil: sRGB).
-        public init(_ image: PixelBuffer, profile: [UInt8]?) throws {
+        /// `image`: 8-bit RGB or RGBA (straight alpha); `profile`: its ICC profile (nil: sRGB); `threads`:
+        /// how many threads preparing it may use (1 or 2; what is prepared does not depend on it).
+        public init(_ image: PixelBuffer, profile: [UInt8]?, threads: Int = 1) throws {
             width = image.width
             height = image.height
             try SSIMULACRA2.checkSize(width: width, height: height)
@@ -61,8 +64,8 @@ public enum SSIMULACRA2 {
             func prepare(on background: Float?) throws -> PreparedPyramid {
                 let scratch = try scratches.take() ?? Scratch(width: width, height: height)
                 defer { scratches.give(scratch) }
-                try colour.fill(scratch.pointer, from: image, background: background)
-                return try PreparedPyramid(from: scratch)
+                return try PreparedPyramid(from: LinearRows(image, colour: colour, background: background),
+                                           scratch: scratch, threads: threads)
             }
             if !image.hasAlpha {
                 prepared = [(0.5, try prepare(on: nil))]
@@ -75,8 +78,9 @@ public enum SSIMULACRA2 {
             }
         }
 
-        /// The score of `distorted` (same size; else `ImagePrepError(.unsupported)`).
-        public func score(_ distorted: PixelBuffer, profile: [UInt8]?) throws -> Double {
+        /// The score of `distorted` (same size; else `ImagePrepError(.unsupported)`), on up to `threads`
+        /// threads (1 or 2; the score does not depend on it).
+        public func score(_ distorted: PixelBuffer, profile: [UInt8]?, threads: Int = 1) throws -> Double {
             guard distorted.width == width, distorted.height == height else {
                 throw ImagePrepError(.unsupported, "the pictures differ in size: \(width)x\(height) and \(distorted.width)x\(distorted.height)")
             }
@@ -90,8 +94,8 @@ public enum SSIMULACRA2 {
             for (index, (background, pyramid)) in prepared.enumerated() {
                 // An opaque picture against the same pyramid again would score the same.
                 if opaque, index > 0, prepared[index - 1].pyramid === pyramid { continue }
-                try colour.fill(scratch.pointer, from: distorted, background: opaque ? nil : background)
-                worst = min(worst, try pyramid.score(scratch))
+                let rows = LinearRows(distorted, colour: colour, background: opaque ? nil : background)
+                worst = min(worst, try pyramid.score(rows, scratch: scratch, threads: threads))
             }
             return worst
         }
@@ -120,12 +124,13 @@ public enum SSIMULACRA2 {
         case Int(SSIM2_TOO_LARGE): throw ImagePrepError(.tooLarge, "the picture is too large to score")
         case Int(SSIM2_NO_MEMORY): throw ImagePrepError(.tooLarge, "out of memory scoring the picture")
         case Int(SSIM2_SIZE_MISMATCH): throw ImagePrepError(.unsupported, "the pictures differ in size")
+        case Int(SSIM2_SOURCE_FAILED): throw ImagePrepError(.unsupported, "the picture's pixels could not be read for scoring")
         default: throw ImagePrepError(.unsupported, "SSIMULACRA 2 failed (\(status))")
         }
     }
 }
 
-/// One scoring's working memory (CSSIMULACRA2's scratch), freed when the score is done.
+/// One scoring's working memory (CSSIMULACRA2's scratch: strips of rows), freed with it.
 final class Scratch {
     let pointer: OpaquePointer
 
@@ -149,24 +154,61 @@ final class ScratchPool: @unchecked Sendable {  // `free` is guarded by `lock`; 
     func give(_ scratch: Scratch) { lock.withLock { free.append(scratch) } }
 }
 
+/// A picture as CSSIMULACRA2's row source: its linear RGB, a strip of rows at a time, asked for by the C
+/// code on the calling thread. An error thrown while filling is kept and rethrown once C has returned.
+final class LinearRows {
+    private let image: PixelBuffer
+    private let colour: LinearLight
+    private let background: Float?
+    private var band = LinearBand()
+    private var error: (any Error)?
+
+    init(_ image: PixelBuffer, colour: LinearLight, background: Float?) {
+        self.image = image
+        self.colour = colour
+        self.background = background
+    }
+
+    /// Runs `body` with the C callback and its context (this object, alive until `body` returns), then
+    /// throws what filling threw, or the C status's error.
+    func run(_ body: (ssim2_rows, UnsafeMutableRawPointer) -> Int32) throws {
+        let status = withExtendedLifetime(self) { body(Self.source, Unmanaged.passUnretained(self).toOpaque()) }
+        if let error { throw error }
+        try SSIMULACRA2.check(status)
+    }
+
+    private static let source: ssim2_rows = { context, y, rows, r, g, b in
+        guard let context, let r, let g, let b else { return 1 }
+        let me = Unmanaged<LinearRows>.fromOpaque(context).takeUnretainedValue()
+        let width = me.image.width
+        // C asks only for rows inside the picture it was given the size of: y + rows <= height.
+        do {
+            try me.colour.fill(me.image, background: me.background, start: y * width, count: rows * width,
+                               band: &me.band, r, g, b)
+            return 0
+        } catch {
+            me.error = error
+            return 1
+        }
+    }
+}
+
 /// The original's pyramid, blurs and moments (CSSIMULACRA2's reference).
 final class PreparedPyramid: @unchecked Sendable {  // never written after init (scoring only reads it); freed once, in deinit
     private let pointer: OpaquePointer
 
-    /// From the linear RGB in `scratch` (which it uses up).
-    init(from scratch: Scratch) throws {
+    init(from rows: LinearRows, scratch: Scratch, threads: Int) throws {
         var reference: OpaquePointer?
-        try SSIMULACRA2.check(ssim2_reference_new(scratch.pointer, &reference))
+        try rows.run { source, context in ssim2_reference_new(scratch.pointer, source, context, Int32(threads), &reference) }
         guard let reference else { throw ImagePrepError(.tooLarge, "out of memory scoring the picture") }
         pointer = reference
     }
 
     deinit { ssim2_reference_free(pointer) }
 
-    /// The score of the linear RGB in `scratch` (which it uses up).
-    func score(_ scratch: Scratch) throws -> Double {
+    func score(_ rows: LinearRows, scratch: Scratch, threads: Int) throws -> Double {
         var result = 0.0
-        try SSIMULACRA2.check(ssim2_score(pointer, scratch.pointer, &result))
+        try rows.run { source, context in ssim2_score(pointer, scratch.pointer, source, context, Int32(threads), &result) }
         return result
     }
 }
