@@ -142,6 +142,8 @@ struct JXLTrustTests {
             let run = try TestSupport.imgprep(["convert", path, "--to", "png", "-o", out.path])
             #expect(run.status == 0 && run.stderr.contains("box expands to over 16 MB and was left out"), "\(inner): \(run.stderr)")
             #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("bomb-\(inner.prefix(3)).png").path))
+            let info = try TestSupport.imgprep(["info", path])
+            #expect(info.status == 0 && info.stdout.contains("160x120") && info.stderr.isEmpty, "\(inner): \(info.stderr)")
         }
     }
 }
