@@ -32,4 +32,12 @@ final class StandardErrorQuieter: LibraryChatterQuieter {
             if depth == 0 { _ = dup2(StandardStream.errorDescriptor, STDERR_FILENO) }
         }
     }
+
+    func unquieted(_ body: () -> Void) {
+        depth.withLock { depth in
+            if depth > 0 { _ = dup2(StandardStream.errorDescriptor, STDERR_FILENO) }
+            body()
+            if depth > 0 { _ = dup2(null, STDERR_FILENO) }
+        }
+    }
 }

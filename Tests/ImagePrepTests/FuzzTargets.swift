@@ -23,7 +23,7 @@ struct FuzzTarget: Sendable {
     /// `FormatFuzzTargets/`), which a new format adds its line for.
     static let all: [FuzzTarget] = [
         .sniff, .exif, .xmp, .info, .pipeline,
-        .isobmff, .jpegMarkers, .gif, .jxl,
+        .isobmff, .jpegMarkers, .gif, .jxl, .jxlBoxes, .heicGrid,
     ]
 
     static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }

@@ -78,6 +78,29 @@ struct JXLTrustTests {
         }
     }
 
+    /// The same files in one batch, in workers (the default) and in this process (IMGPREP_ISOLATION=off),
+    /// several at a time: one line per file, and libjxl's own lines nowhere.
+    @Test(arguments: ["on", "off"])
+    func aBatchOfDamagedFilesGetsOneLineEach(isolation: String) throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let files = try Self.damaged()
+        var paths: [String] = []
+        for (name, bytes) in files {
+            paths.append(dir.appendingPathComponent("\(name).jxl").path)
+            try Data(bytes).write(to: URL(fileURLWithPath: paths.last!))   // just appended
+        }
+        let run = try TestSupport.imgprep(["convert", "-j", "3", "--to", "png", "-o", dir.appendingPathComponent("out").path] + paths,
+                                          environment: TestSupport.environment(adding: ["IMGPREP_ISOLATION": isolation]))
+        #expect(run.status == 1, "exit \(run.status)")
+        let lines = Self.stderrLines(run.stderr)
+        #expect(lines.count == files.count + 1, "\(run.stderr)")
+        for path in paths {
+            #expect(lines.filter { $0.hasPrefix("imgprep: \(path): decode: libjxl:") }.count == 1, "\(path): \(run.stderr)")
+        }
+        #expect(lines.last?.hasPrefix("0 converted, 0 skipped, \(files.count) failed") == true, "\(run.stderr)")
+    }
+
     /// A damaged or cut compressed Exif box, or one holding nonsense, costs the Exif alone: the picture
     /// and the XMP are written, with one warning.
     @Test func aBadCompressedExifBoxIsDroppedWithAWarning() throws {
@@ -142,6 +165,8 @@ struct JXLTrustTests {
             let run = try TestSupport.imgprep(["convert", path, "--to", "png", "-o", out.path])
             #expect(run.status == 0 && run.stderr.contains("box expands to over 16 MB and was left out"), "\(inner): \(run.stderr)")
             #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("bomb-\(inner.prefix(3)).png").path))
+            let info = try TestSupport.imgprep(["info", path])
+            #expect(info.status == 0 && info.stdout.contains("160x120") && info.stderr.isEmpty, "\(inner): \(info.stderr)")
         }
     }
 }

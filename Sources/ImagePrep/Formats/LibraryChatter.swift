@@ -10,6 +10,9 @@ public protocol LibraryChatterQuieter: Sendable {
     func begin()
     /// The call begun by the matching `begin` ended.
     func end()
+    /// `body` with standard error as it was, no quieting starting meanwhile: a child process started
+    /// then inherits the real one.
+    func unquieted(_ body: () -> Void)
 }
 
 public enum LibraryChatter {
@@ -18,6 +21,12 @@ public enum LibraryChatter {
     /// Installs the process's quieter (once, at start-up, before any file is read).
     public static func install(_ installed: any LibraryChatterQuieter) {
         quieter.withLock { $0 = installed }
+    }
+
+    /// `body` with standard error as it was (see `LibraryChatterQuieter.unquieted`).
+    static func unquieted(_ body: () -> Void) {
+        guard let current = quieter.withLock({ $0 }) else { return body() }
+        current.unquieted(body)
     }
 
     /// `body`, with the installed quieter (if any) around it.

@@ -27,9 +27,13 @@ final class WorkerProcess: Sendable {
         posix_spawn_file_actions_adddup2(&actions, fromWorker[1], STDOUT_FILENO)
         let argv = arguments.map { RawPath.bytes($0) + [0] }
         var process: pid_t = 0
-        let status = withCStrings([RawPath.bytes(executable) + [0]] + argv) { path, pointers in
-            withCStrings([RawPath.bytes(executable) + [0]] + Self.environment) { _, environment in
-                posix_spawn(&process, path, &actions, nil, Array(pointers.dropFirst()), Array(environment.dropFirst()))
+        var status: Int32 = 0
+        // The worker inherits descriptor 2: the real standard error, not one quieted for a library call.
+        LibraryChatter.unquieted {
+            status = withCStrings([RawPath.bytes(executable) + [0]] + argv) { path, pointers in
+                withCStrings([RawPath.bytes(executable) + [0]] + Self.environment) { _, environment in
+                    posix_spawn(&process, path, &actions, nil, Array(pointers.dropFirst()), Array(environment.dropFirst()))
+                }
             }
         }
         close(toWorker[0])

@@ -7,7 +7,8 @@ import CHeif
 /// applied to the planes. Tiles are decoded in parallel when the picture has threads to spare.
 ///
 /// Only the plain case is taken, checked box by box: a grid of `hvc1` tiles of one even size that tile its
-/// `ispe` exactly, stored in the file itself, with no property on the grid or its tiles but the size, colour,
+/// `ispe` exactly, as its grid descriptor says too (libheif sizes and lays out the picture by the descriptor),
+/// stored in the file itself, with no property on the grid or its tiles but the size, colour,
 /// depth, codec configuration and rotation. Anything else (mirrors, clean apertures, alpha, other tile layouts)
 /// is nil and the caller decodes through libheif's RGB as before.
 enum HeifGridPlanes {
@@ -48,7 +49,8 @@ enum HeifGridPlanes {
         guard gridReferences.count == 1, case let ids = gridReferences[0].to, !ids.isEmpty, ids.count <= 4096,
               Set(ids).count == ids.count, ids.allSatisfy({ types[$0] == "hvc1" })
         else { return nil }
-        let locations = itemLocations(iloc, in: file)
+        let idat = boxes.filter { $0.type == "idat" }
+        let locations = itemLocations(iloc, in: file, idat: idat.count == 1 ? idat[0].payload : nil)
 
         let iprpBoxes = ISOBMFF.children(of: iprp, in: file)
         guard let ipco = iprpBoxes.first(where: { $0.type == "ipco" }), let ipma = iprpBoxes.first(where: { $0.type == "ipma" })
@@ -82,6 +84,11 @@ enum HeifGridPlanes {
         let columns = (size.width + tileSize.width - 1) / tileSize.width
         let rows = (size.height + tileSize.height - 1) / tileSize.height
         guard columns * rows == tiles.count else { return nil }
+        // libheif lays the tiles out and sizes the picture by the grid's own descriptor: it must say exactly
+        // what `ispe` and the tiles say, or libheif decodes (or refuses) the file its own way.
+        guard let descriptor = locations[primary].flatMap({ GridDescriptor(file[$0]) }),
+              descriptor.columns == columns, descriptor.rows == rows, descriptor.width == size.width, descriptor.height == size.height
+        else { return nil }
         var turn = ExifOrientation.up
         if let irot = grid["irot"] {
             guard irot.payload.count >= 1 else { return nil }
@@ -189,9 +196,28 @@ enum HeifGridPlanes {
         return headers.isEmpty ? nil : (headers, Int(lengthByte & 3) + 1)
     }
 
-    /// Where each item's data lies in the file, for items stored in the file itself in one or more extents
-    /// (construction method 0) that fit inside it; others are left out. Adjacent extents must follow on.
-    private static func itemLocations(_ iloc: ISOBMFF.Box, in file: [UInt8]) -> [UInt32: Range<Int>] {
+    /// A grid item's ImageGrid data as libheif 1.15 reads it (version 0; 16-bit sizes, or 32-bit with flag 1);
+    /// nil for anything else, a length other than the flags give included.
+    struct GridDescriptor {
+        let rows: Int, columns: Int, width: Int, height: Int
+
+        init?(_ data: ArraySlice<UInt8>) {
+            let bytes = Array(data)
+            guard bytes.count >= 8, bytes[0] == 0 else { return nil }
+            let wide = bytes[1] & 1 != 0
+            guard bytes.count == (wide ? 12 : 8) else { return nil }
+            func field(_ at: Int, _ size: Int) -> Int { bytes[at..<at + size].reduce(0) { $0 << 8 | Int($1) } }
+            rows = Int(bytes[2]) + 1
+            columns = Int(bytes[3]) + 1
+            width = wide ? field(4, 4) : field(4, 2)
+            height = wide ? field(8, 4) : field(6, 2)
+        }
+    }
+
+    /// Where each item's data lies in the file, for items stored in the file itself (construction method 0)
+    /// or in the `idat` box (method 1, offsets from its payload) in one or more extents that fit inside it;
+    /// others are left out. Adjacent extents must follow on.
+    private static func itemLocations(_ iloc: ISOBMFF.Box, in file: [UInt8], idat: Range<Int>?) -> [UInt32: Range<Int>] {
         var cursor = ByteCursor(file, iloc.payload)
         guard let version = cursor.fullBoxVersion(), version <= 2, let sizes = cursor.u8(), let more = cursor.u8() else { return [:] }
         let (offsetSize, lengthSize, baseSize) = (Int(sizes >> 4), Int(sizes & 15), Int(more >> 4))
@@ -210,15 +236,16 @@ enum HeifGridPlanes {
             }
             guard let reference = cursor.u16(), let base = field(baseSize), let extents = cursor.u16() else { break }
             var range: Range<Int>?
-            var usable = method == 0 && reference == 0 && extents > 0
+            let region: Range<Int>? = method == 0 ? 0..<file.count : method == 1 ? idat : nil
+            var usable = region != nil && reference == 0 && extents > 0
             for _ in 0..<extents {
                 guard field(indexSize) != nil, let offset = field(offsetSize), let length = field(lengthSize) else { return locations }
                 let (start, overflow) = base.addingReportingOverflow(offset)
-                guard usable, !overflow, length > 0, start <= UInt64(file.count), length <= UInt64(file.count) - start else {
+                guard usable, let region, !overflow, length > 0, start <= UInt64(region.count), length <= UInt64(region.count) - start else {
                     usable = false
                     continue
                 }
-                let extent = Int(start)..<Int(start + length)
+                let extent = region.lowerBound + Int(start)..<region.lowerBound + Int(start + length)
                 if let current = range {
                     guard current.upperBound == extent.lowerBound else { usable = false; continue }
                     range = current.lowerBound..<extent.upperBound
