@@ -100,6 +100,7 @@ struct BatchCommandOptions {
         settings.background = args[.background] ?? .white
         settings.stripLocation = args[.stripGPS] || args[.stripLocation]
         settings.stripMetadata = args[.stripMetadata]
+        settings.allowsTruncated = args[.allowTruncated]
         if case .fixed(let subsampling) = args[.subsampling] { settings.subsampling = subsampling }
         settings.formatOptions = WriterOptions.values(in: args, writing: formats)
         // Asking for a quality or a chroma layout asks for a re-encode; otherwise an input in the output
