@@ -95,7 +95,7 @@ extension Option<BudgetChoice> {
 }
 
 extension Option<String> {
-    static let output = Option("output", "o", "DIR", "write outputs into DIR (created if missing) instead of next to each input; -o NAME.\(OutputFormatHelp.extensions)", .text)
+    static let output = Option("output", "o", "DIR", "write outputs into DIR (created if missing) instead of next to each input; -o NAME.\(OutputFormatHelp.extensions); -o - writes one input (a file, or - for standard input) to standard output", .text)
     static let filesFrom = Option("files-from", nil, "FILE", "read input paths or URLs from FILE, one per line ('-' is standard input)", .text)
     static let cache = Option("cache", nil, "DIR", "reuse outputs filed by content in DIR and file new ones there (default: $IMGPREP_CACHE)", .text)
 }

@@ -47,6 +47,11 @@ final class Reporter: Sendable {
         if mode != .quiet && mode != .json { writeError("imgprep: warning: \(message)") }
     }
 
+    /// A warning about one file outside a batch (a picture through pipes).
+    func fileWarning(_ input: String, _ warning: String) {
+        if mode != .quiet { writeError("imgprep: \(input): warning: \(warning)") }
+    }
+
     func report(_ outcome: FileOutcome) {
         progress.withLock { $0.done += 1 }
         let input = outcome.job.input
