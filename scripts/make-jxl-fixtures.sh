@@ -7,6 +7,7 @@
 #   recompressed.jxl        the JPEG recompression of exif.jpg (jbrd box; djxl rebuilds exif.jpg byte for byte).
 #   exif.jpg                the JPEG source of recompressed.jxl (EXIF with GPS 48.8584 N 2.2945 E, XMP title).
 #   ../bad/truncated.jxl    the first 600 bytes of recompressed.jxl (its EXIF and XMP boxes, not its picture).
+#   ../bad/truncated.jpg    exif.jpg cut halfway through its scan (a download cut short: --allow-truncated).
 # (cjxl 0.7 drops a JPEG's metadata with -j 0 and cannot parse ImageMagick's PNG profiles: the lossy-with-metadata
 # case is imgprep's own output, checked with exiftool in the tests.)
 set -euo pipefail
@@ -32,10 +33,13 @@ cjxl --quiet -d 0 --container=1 "$tmp/plain.png" "$tmp/lossless-container.jxl"
 cjxl --quiet -d 0 "$tmp/alpha.png" "$tmp/alpha.jxl"
 cjxl --quiet --lossless_jpeg=1 "$tmp/exif.jpg" "$tmp/recompressed.jxl"
 head -c 600 "$tmp/recompressed.jxl" >"$tmp/truncated.jxl"
+# truncated.jpg: exif.jpg's headers and the first half of its scan (a download cut short).
+python3 -c 'import sys; b = open(sys.argv[1], "rb").read(); s = b.find(b"\xff\xda"); sys.stdout.buffer.write(b[:s + (len(b) - s) // 2])' \
+  "$tmp/exif.jpg" >"$tmp/truncated.jpg"
 
 for f in lossy lossless-container alpha recompressed; do mv "$tmp/$f.jxl" "$out/"; done
 mv "$tmp/exif.jpg" "$out/"
-mv "$tmp/truncated.jxl" "$bad/"
+mv "$tmp/truncated.jxl" "$tmp/truncated.jpg" "$bad/"
 for f in "$out"/*.jxl "$out"/exif.jpg "$bad"/truncated.jxl; do
   size=$(wc -c <"$f")
   ((size < 30000)) || { echo "make-jxl-fixtures: $f is $size bytes, over 30000" >&2; exit 1; }

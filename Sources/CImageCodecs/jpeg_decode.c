@@ -13,12 +13,21 @@
  * marker ("extraneous bytes before marker"). Whatever follows the EOI (an Ultra HDR gain map) is not read.
  * Must be called under the caller's setjmp: reading the markers may fail. */
 static int finish_decode(struct jpeg_decompress_struct *cinfo, cic_jpeg_error *jerr, uint8_t *buffer,
-                         uint8_t **out, int *width, int *height, char *err, size_t errlen) {
+                         uint8_t **out, int *width, int *height, int allow_truncated, int *rows_missing,
+                         char *err, size_t errlen) {
     /* What jpeg_finish_decompress does, without freeing the state cic_jpeg_damage reads. Each call
      * reads a marker; jpeg_mem_src ends the data with a fake EOI, so this stops. */
     while (!jpeg_input_complete(cinfo))
         if (jpeg_consume_input(cinfo) == JPEG_SUSPENDED) break;
     const char *problem = cic_jpeg_damage(cinfo, jerr);
+    /* Opted in: a file that only ends early keeps what decoded (libjpeg fills the rest with grey). */
+    *rows_missing = 0;
+    if (problem != NULL && allow_truncated && jerr->eof_in_decode && !jerr->eof_in_header) {
+        problem = NULL;
+        long reached = jerr->eof_row < (long)cinfo->output_height ? jerr->eof_row : (long)cinfo->output_height;
+        *rows_missing = cinfo->progressive_mode || jpeg_has_multiple_scans(cinfo)
+            ? -1 : (int)((long)cinfo->output_height - reached);
+    }
     if (problem != NULL) {
         cic_jpeg_fail(err, errlen, problem);
         free(buffer);
@@ -66,7 +75,7 @@ static void cmyk_to_rgb(const JSAMPLE *cmyk, uint8_t *rgb, JDIMENSION width, int
 
 int cic_jpeg_decode(const uint8_t *data, size_t size, int scale_denom,
                     uint8_t **pixels, int *width, int *height,
-                    char *err, size_t errlen) {
+                    int allow_truncated, int *rows_missing, char *err, size_t errlen) {
     struct jpeg_decompress_struct cinfo;
     cic_jpeg_error jerr;
     struct jpeg_progress_mgr progress = { cic_jpeg_limit_scans, 0, 0, 0, 0 };   /* libjpeg counts passes in it */
@@ -118,11 +127,12 @@ int cic_jpeg_decode(const uint8_t *data, size_t size, int scale_denom,
         }
     }
 
-    return finish_decode(&cinfo, &jerr, buffer, pixels, width, height, err, errlen);
+    return finish_decode(&cinfo, &jerr, buffer, pixels, width, height, allow_truncated, rows_missing, err, errlen);
 }
 
 int cic_jpeg_decode_ycbcr420(const uint8_t *data, size_t size, uint8_t **planes,
-                             int *width, int *height, char *err, size_t errlen) {
+                             int *width, int *height, int allow_truncated, int *rows_missing,
+                             char *err, size_t errlen) {
     struct jpeg_decompress_struct cinfo;
     cic_jpeg_error jerr;
     struct jpeg_progress_mgr progress = { cic_jpeg_limit_scans, 0, 0, 0, 0 };   /* libjpeg counts passes in it */
@@ -178,5 +188,5 @@ int cic_jpeg_decode_ycbcr420(const uint8_t *data, size_t size, uint8_t **planes,
         }
     }
 
-    return finish_decode(&cinfo, &jerr, buffer, planes, width, height, err, errlen);
+    return finish_decode(&cinfo, &jerr, buffer, planes, width, height, allow_truncated, rows_missing, err, errlen);
 }

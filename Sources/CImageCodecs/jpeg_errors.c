@@ -23,8 +23,20 @@ static void on_emit_message(j_common_ptr cinfo, int level) {
     int code = cinfo->err->msg_code;
     if (code == JWRN_JPEG_EOF) {
         /* jpeg_mem_src then feeds a fake EOI, so decoding carries on with no data. */
-        if (e->phase == PHASE_HEADER) e->eof_in_header = 1;
-        else e->eof_in_decode = 1;
+        if (e->phase == PHASE_HEADER) {
+            e->eof_in_header = 1;
+        } else if (!e->eof_in_decode) {
+            e->eof_in_decode = 1;
+            /* The row of blocks being decoded when the data ran out: its left part may be real, the
+             * rest of the picture from its top is grey. */
+            j_decompress_ptr dinfo = (j_decompress_ptr)cinfo;
+#if JPEG_LIB_VERSION >= 70
+            long rows_per_imcu = (long)dinfo->max_v_samp_factor * dinfo->min_DCT_v_scaled_size;
+#else
+            long rows_per_imcu = (long)dinfo->max_v_samp_factor * dinfo->min_DCT_scaled_size;
+#endif
+            e->eof_row = (long)dinfo->input_iMCU_row * rows_per_imcu;
+        }
         cinfo->err->format_message(cinfo, e->eof_message);
     } else if (e->phase == PHASE_DECODE && code != JWRN_ADOBE_XFORM && code != JWRN_JFIF_MAJOR
                && e->corrupt_message[0] == '\0') {

@@ -22,6 +22,9 @@ typedef struct {
     int eof_in_decode;
     char eof_message[JMSG_LENGTH_MAX];
     char corrupt_message[JMSG_LENGTH_MAX];   /* first damaged-data warning while decoding */
+    /* The top output row of the row of blocks being decoded when the data ran out (a file with
+     * several scans is read whole before the first row: there it says nothing). */
+    long eof_row;
 } cic_jpeg_error;
 
 /* Copies `message` into the caller's `err` buffer and returns 1. */

@@ -10,6 +10,8 @@ struct BatchCommandOptions {
     /// in the format its extension names.
     var outputFile: String?
     var outputFileFormat: OutputFormat?
+    /// `-o -`: the one output goes to standard output.
+    var toStandardOutput = false
     var recursive = false
     var paths: [String] = []
     var filesFrom: String?
@@ -42,7 +44,9 @@ struct BatchCommandOptions {
         let listed: [OutputFormat]? = if case .formats(let formats) = choice { formats } else { nil }
         let requested = choice?.format ?? listed?.first
         if let output = args[.output] {
-            if !RawPath.isDirectory(output), !output.hasSuffix("/"), let format = OutputFormat(fileExtensionOf: output) {
+            if output == "-" {
+                toStandardOutput = true
+            } else if !RawPath.isDirectory(output), !output.hasSuffix("/"), let format = OutputFormat(fileExtensionOf: output) {
                 outputFile = output
                 outputFileFormat = format
             } else if let info = RawPath.status(Self.withoutTrailingSlashes(output)), info.st_mode & S_IFMT != S_IFDIR {
@@ -100,6 +104,7 @@ struct BatchCommandOptions {
         settings.background = args[.background] ?? .white
         settings.stripLocation = args[.stripGPS] || args[.stripLocation]
         settings.stripMetadata = args[.stripMetadata]
+        settings.allowsTruncated = args[.allowTruncated]
         if case .fixed(let subsampling) = args[.subsampling] { settings.subsampling = subsampling }
         settings.formatOptions = WriterOptions.values(in: args, writing: formats)
         // Asking for a quality or a chroma layout asks for a re-encode; otherwise an input in the output
@@ -185,6 +190,30 @@ struct BatchCommandOptions {
         var trimmed = Substring(path)
         while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
         return String(trimmed)
+    }
+
+    /// Whether this run is one picture through pipes: `-` as the input, or `-o -`.
+    var usesPipes: Bool { toStandardOutput || paths.contains("-") }
+
+    /// A run through pipes reads one input (`-`: standard input) and writes standard output (`-o -`):
+    /// anything that would make more outputs, or print on standard output too, is a usage error.
+    func checkPipes(listGiven: Bool) throws {
+        guard usesPipes else { return }
+        let see = "see 'imgprep \(command) --help'"
+        guard toStandardOutput else {
+            throw UsageError(description: "- reads the picture from standard input and writes it to standard output: add -o -; \(see)")
+        }
+        if recursive || listGiven || paths.count != 1 {
+            throw UsageError(description: "-o - writes one picture to standard output, but \(recursive ? "-r searches directories" : listGiven ? "a list of paths was given" : "\(paths.count) inputs were given"); \(see)")
+        }
+        if setOutputs != nil || settings.autoFormats != nil {
+            throw UsageError(description: "-o - writes one picture to standard output; a set or --to auto writes several or names them per picture; \(see)")
+        }
+        if report == .json { throw UsageError(description: "--json prints on standard output, which -o - gives to the picture; \(see)") }
+        if batch.inPlace || batch.dryRun { throw UsageError(description: "-o - cannot be used with \(batch.inPlace ? "--in-place" : "--dry-run"); \(see)") }
+        if paths == ["-"], isatty(STDIN_FILENO) != 0 {
+            throw UsageError(description: "- reads the picture from standard input, which is a terminal; pipe a file in (< photo.heic); \(see)")
+        }
     }
 
     /// `-o NAME.jpg` names one output: several inputs, a list or a directory to search are a usage error.

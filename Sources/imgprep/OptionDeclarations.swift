@@ -95,7 +95,7 @@ extension Option<BudgetChoice> {
 }
 
 extension Option<String> {
-    static let output = Option("output", "o", "DIR", "write outputs into DIR (created if missing) instead of next to each input; -o NAME.\(OutputFormatHelp.extensions)", .text)
+    static let output = Option("output", "o", "DIR", "write outputs into DIR (created if missing) instead of next to each input; -o NAME.\(OutputFormatHelp.extensions); -o - writes one input (a file, or - for standard input) to standard output", .text)
     static let filesFrom = Option("files-from", nil, "FILE", "read input paths or URLs from FILE, one per line ('-' is standard input)", .text)
     static let cache = Option("cache", nil, "DIR", "reuse outputs filed by content in DIR and file new ones there (default: $IMGPREP_CACHE)", .text)
 }
@@ -163,6 +163,7 @@ extension Flag {
     static let stripLocation = Flag("strip-location", nil, "remove where the photo was taken: EXIF GPS, XMP and IPTC location fields; keep everything else")
     static let stripGPS = Flag("strip-gps", nil, "the same as --strip-location")
     static let stripMetadata = Flag("strip-metadata", nil, "drop EXIF, XMP, IPTC and comments; the ICC profile stays so colours do not change")
+    static let allowTruncated = Flag("allow-truncated", nil, "write what decodes of a JPEG whose data ends early (the rest grey), with a warning saying how much is missing; such a file is always re-encoded, never kept as it is")
     static let noDownscale = Flag("no-downscale", nil, "fail instead of shrinking when even --min-quality is over the budget")
     static let recursive = Flag("recursive", "r", "convert the images found under directory arguments, mirroring the tree into -o DIR")
     static let null = Flag("null", "0", "paths from --files-from or standard input are separated by NUL (find -print0)")

@@ -15,6 +15,8 @@ final class Reporter: Sendable {
     let dryRun: Bool
     private let progress: Mutex<Progress>
     private let showProgress: Bool
+    /// Routine warnings (RoutineNotice) counted instead of printed per file, in the order first met.
+    private let routine = Mutex<[(warning: String, count: Int)]>([])
 
     private struct Progress {
         var source: JobSource?
@@ -47,6 +49,11 @@ final class Reporter: Sendable {
         if mode != .quiet && mode != .json { writeError("imgprep: warning: \(message)") }
     }
 
+    /// A warning about one file outside a batch (a picture through pipes).
+    func fileWarning(_ input: String, _ warning: String) {
+        if mode != .quiet { writeError("imgprep: \(input): warning: \(warning)") }
+    }
+
     func report(_ outcome: FileOutcome) {
         progress.withLock { $0.done += 1 }
         let input = outcome.job.input
@@ -65,7 +72,13 @@ final class Reporter: Sendable {
         case .normal, .verbose:
             // A failure is one line on stderr, whatever the mode.
             if outcome.status == .failed { writeError(failureLine(outcome)) }
-            for warning in outcome.warnings { writeError("imgprep: \(input): warning: \(warning)") }
+            for warning in outcome.warnings {
+                if mode == .normal && RoutineNotice.isRoutine(warning) {
+                    count(warning)
+                } else {
+                    writeError("imgprep: \(input): warning: \(warning)")
+                }
+            }
             if dryRun {
                 // The outputs it would write, one per line, as a script would want them.
                 if outcome.status == .ok { outcome.job.possibleOutputs.forEach(printLine) }
@@ -86,6 +99,7 @@ final class Reporter: Sendable {
             return
         }
         guard mode != .quiet || summary.interrupted else { return }
+        for (warning, count) in routine.withLock({ $0 }) { writeError("imgprep: warning: " + RoutineNotice.summary(warning, count: count)) }
         let done = dryRun ? "would \(command) \(summary.converted)"
             : "\(summary.converted) \(command == "compress" ? "compressed" : "converted")"
         var text = "\(done), \(summary.skipped) skipped, \(summary.failed) failed in \(String(format: "%.1f", seconds))s"
@@ -201,6 +215,16 @@ final class Reporter: Sendable {
     private static func json(_ map: WrittenGainMap) -> [String: Any] {
         ["width": map.width, "height": map.height, "bytes": map.bytes, "quality": map.quality,
          "headroom": map.headroom, "headroom_stops": log2(map.headroom)]
+    }
+
+    private func count(_ warning: String) {
+        routine.withLock { seen in
+            if let index = seen.firstIndex(where: { $0.warning == warning }) {
+                seen[index].count += 1
+            } else {
+                seen.append((warning, 1))
+            }
+        }
     }
 
     private func printJSON(_ object: [String: Any]) { JSONLine.print(object) }

@@ -10,12 +10,14 @@ func runBatch(_ options: BatchCommandOptions, command: String) async -> Int32 {
     let signals = SignalWatcher()
     let list: JobSource.List?
     do {
-        list = try options.list()
+        list = options.paths.contains("-") ? nil : try options.list()
+        try options.checkPipes(listGiven: list != nil)
         try options.checkOutputFile(listGiven: list != nil)
     } catch {
         reporter.usageError("\(error)")
         return 2
     }
+    if options.usesPipes { return runThroughPipes(options, reporter: reporter) }
     if options.paths.isEmpty && list == nil {
         reporter.usageError("no input files; see 'imgprep \(command) --help'")
         return 2

@@ -6,7 +6,7 @@ enum SharedOptions {
     static func image(writing formats: [OutputFormat]) -> [any DeclaredOption] {
         [Option.output, Option.maxDimension, Option.background, Flag.stripLocation, Flag.stripGPS, Flag.stripMetadata,
          Option.color, Option.hdr, Option.subsampling] + WriterOptions.declared(writing: formats)
-            + [Option.maxPixels, Option.maxInputSize]
+            + [Option.maxPixels, Option.maxInputSize, Flag.allowTruncated]
     }
     /// A web image set (convert): several outputs per input, their names, boxes and the manifest.
     static let set: [any DeclaredOption] = [

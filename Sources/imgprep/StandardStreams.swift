@@ -41,6 +41,16 @@ final class StandardStream: Sendable {
         }
     }
 
+    /// All of `bytes` (a picture on standard output), or the errno that stopped them.
+    func writeWhole(_ bytes: [UInt8]) -> Int32? {
+        failed.withLock { failed in
+            guard !failed else { return EPIPE }
+            let code = writeAll(bytes)
+            if code != nil { failed = true }
+            return code
+        }
+    }
+
     /// nil when every byte was written, else the errno that stopped it.
     private func writeAll(_ bytes: [UInt8]) -> Int32? {
         bytes.withUnsafeBytes { buffer -> Int32? in

@@ -109,7 +109,7 @@ struct MetadataCarryTests {
         let dir = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let source = try Self.taggedJPEG(in: dir)
-        let run = try TestSupport.imgprep(["convert", source, "--to", "png", "-o", dir.appendingPathComponent("out").path])
+        let run = try TestSupport.imgprep(["convert", "-v", source, "--to", "png", "-o", dir.appendingPathComponent("out").path])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("gps-p3.jpg: warning: dropped the IPTC data (Photoshop APP13 resources): PNG has no place for it"), "\(run.stderr)")
         let tags = try TestSupport.exiftool(dir.appendingPathComponent("out/gps-p3.png").path)

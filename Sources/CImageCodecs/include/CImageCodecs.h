@@ -45,10 +45,13 @@ int cic_jpeg_read_header(const uint8_t *data, size_t size,
  * or arithmetic-coded file ends early at all (their completeness cannot be checked), or if
  * arithmetic-coded data runs into a marker that cannot follow a scan. A file that only lacks
  * its final EOI marker, or has junk between header segments, decodes.
+ * With allow_truncated, a file whose data ends early (and is not otherwise damaged) decodes too, the
+ * rest grey: *rows_missing is then the rows at the bottom the data never reached (-1 when the file has
+ * several scans and the whole picture lacks some of them), 0 for a whole file.
  * On success *pixels holds width * height * 3 bytes (free with cic_free). */
 int cic_jpeg_decode(const uint8_t *data, size_t size, int scale_denom,
                     uint8_t **pixels, int *width, int *height,
-                    char *err, size_t errlen);
+                    int allow_truncated, int *rows_missing, char *err, size_t errlen);
 
 /* Returned by cic_jpeg_decode_ycbcr420 for a file that is not Y'CbCr 4:2:0 (no message set). */
 #define CIC_NOT_YCBCR420 2
@@ -57,7 +60,8 @@ int cic_jpeg_decode(const uint8_t *data, size_t size, int scale_denom,
  * raw-data interface), with the same damage rules as cic_jpeg_decode. *planes is one buffer
  * (free with cic_free): luma width*height, then Cb and Cr, ((width+1)/2)*((height+1)/2) each. */
 int cic_jpeg_decode_ycbcr420(const uint8_t *data, size_t size, uint8_t **planes,
-                             int *width, int *height, char *err, size_t errlen);
+                             int *width, int *height, int allow_truncated, int *rows_missing,
+                             char *err, size_t errlen);
 
 typedef enum {
     CIC_SUBSAMPLING_420 = 0,

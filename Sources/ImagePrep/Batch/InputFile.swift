@@ -24,6 +24,21 @@ public enum InputFile {
         }
     }
 
+    /// Everything until end of file from an open descriptor (standard input: `imgprep convert -`), a chunk
+    /// at a time, refused once it holds more than `maxBytes`.
+    public static func readStream(_ fd: Int32, maxBytes: Int = defaultMaxBytes) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = try chunk.withUnsafeMutableBufferPointer { try readSome(fd, into: $0.baseAddress!, count: $0.count) }  // non-empty
+            if n == 0 { return bytes }
+            guard bytes.count + n <= maxBytes else {
+                throw ImagePrepError(.tooLarge, "the input is over the --max-input-size limit of \(ByteSize.format(maxBytes))", stage: .read)
+            }
+            bytes += chunk[0..<n]
+        }
+    }
+
     /// At most the first `count` bytes (fewer when the file is shorter), for sniffing; the same files are refused.
     public static func head(_ path: String, count: Int) throws -> [UInt8] {
         try withRegularFile(path) { fd, size in try readUpTo(min(count, size), from: fd) }

@@ -20,6 +20,8 @@ public struct DecodeOptions: Sendable, Equatable {
     /// Decode the HDR gain map too (the output carries it); otherwise the decoder only says whether
     /// there is one (`DecodedImage.gainMap.origin`).
     public var readsGainMap = false
+    /// `--allow-truncated`: a JPEG whose data ends early decodes as far as it goes, with a warning.
+    public var allowsTruncated = false
 
     public init(maxPixels: Int, threads: Int = 1, shrinkingTo: Int? = nil, keepsYCbCr420: Bool = false,
                 convertsToSRGB: Bool = false, keepsAnimation: Bool = false) {

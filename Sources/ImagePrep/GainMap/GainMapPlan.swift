@@ -31,7 +31,7 @@ enum GainMapPlan {
     static func unbackedClaimNote(_ reading: GainMapReading, metadata: ImageMetadata, settings: ConversionSettings) -> [String] {
         guard settings.hdr == .keep, reading.origin == nil, reading.problem == nil,
               [metadata.xmp, metadata.extendedXMP?.packet].contains(where: { $0.map(GainMapClaims.inPacket) == true }) else { return [] }
-        return ["removed the claims of an HDR gain map: the file holds none that imgprep can read"]
+        return [RoutineNotice.unbackedGainMapClaims]
     }
 
     /// The source's claims taken out of its metadata, whatever becomes of the map: a kept map gets claims of

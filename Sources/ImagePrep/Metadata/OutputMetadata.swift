@@ -16,7 +16,7 @@ enum OutputMetadata {
         }
         let formatName = encoder.format.rawValue.uppercased()
         for block in output.blocks where !encoder.traits.carriedMetadata.contains(block) {
-            warnings.append("dropped the \(block.name): \(formatName) has no place for it")
+            warnings.append(RoutineNotice.noPlace(for: block.name, in: formatName))
             output = output.removing(block)
         }
         return output

@@ -20,6 +20,9 @@ public struct ConversionSettings: Sendable, Codable {
     /// re-tagged without decoding, see the writer's `keepingInput`). false when the user asked for a
     /// particular encode (`convert --quality`, `--subsampling`), which takes a re-encode.
     public var keepsInputCoding = true
+    /// `--allow-truncated`: a JPEG whose data ends early is decoded as far as it goes (with a warning)
+    /// instead of failing, and is never kept as it is.
+    public var allowsTruncated = false
     /// A lossless mode instead of a lossy one, for a writer that offers one (`offersLosslessMode`).
     public var lossless = false
     /// What happens to colours: kept in the source's profile, or converted to sRGB.

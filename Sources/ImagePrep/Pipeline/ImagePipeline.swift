@@ -49,7 +49,9 @@ public enum ImagePipeline {
         // An input already in the output format may need no new pixels (each writer's `keepingInput`).
         let outputFormat = settings.format.writer
         var notKept: [String] = []
-        if outputFormat.considersKeeping(format),
+        // A truncated file let through is always decoded: its bytes are never an output as they are.
+        let cutShort = settings.allowsTruncated && format == .jpeg && (try? JPEGDecoder.checkIntegrity(of: file)) == nil
+        if outputFormat.considersKeeping(format), !cutShort,
            let kept = try outputFormat.keepingInput(file, settings: &settings, notes: &notKept) { return kept }
 
         let decoder = format.reader.decoder
@@ -69,6 +71,7 @@ public enum ImagePipeline {
         // output holds); resized planes shown with block chroma scored some photos 0.3 below the target.
         options.keepsYCbCr420 = plain.ycbcrLayout != nil && settings.color == .keep && settings.scoreTarget == nil
         options.readsGainMap = GainMapPlan.writes(settings)
+        options.allowsTruncated = settings.allowsTruncated
         let source = try pictures.prepared(for: options) { options in
             try preparePicture(file, decoder: decoder, stored: stored, options: options, settings: settings, onStage: onStage)
         }

@@ -24,13 +24,17 @@ public struct JPEGDecoder: ImageDecoding {
         let orientation = metadata.exif.flatMap(Exif.orientation(in:)).map(ExifOrientation.init(exifValue:)) ?? .up
         let denominator = Self.shrinkOnLoad(width: header.width, height: header.height, shrinkingTo: options.shrinkingTo)
         let content: DecodedPixels
+        var rowsMissing = 0
         // Planes with an odd side cannot be turned plane by plane (see YCbCr420Image.oriented).
         let turnable = orientation == .up || (header.width % 2 == 0 && header.height % 2 == 0)
-        if options.keepsYCbCr420, denominator == 1, turnable, let planes = try Self.decodePlanes(file) {
+        if options.keepsYCbCr420, denominator == 1, turnable,
+           let planes = try Self.decodePlanes(file, allowingTruncation: options.allowsTruncated, rowsMissing: &rowsMissing) {
             content = .ycbcr420(planes)
         } else {
-            content = .rgb(try Self.decode(file, scaleDenominator: denominator))
+            content = .rgb(try Self.decode(file, scaleDenominator: denominator, allowingTruncation: options.allowsTruncated,
+                                           rowsMissing: &rowsMissing))
         }
+        if let note = Self.truncationNote(rowsMissing: rowsMissing, height: content.height) { warnings.append(note) }
         var decoded = DecodedImage(content: content, metadata: metadata, orientation: orientation, warnings: warnings)
         decoded.sizeHint = JPEGMarkers.estimatedQuality(of: file).map { ($0, file.count) }
         decoded.isDCTBlockGrid = denominator == 1
@@ -74,19 +78,37 @@ public struct JPEGDecoder: ImageDecoding {
         return (Int(width), Int(height), Int(components))
     }
 
+    /// `--allow-truncated`'s warning for a file whose data ended early, or nil for a whole file.
+    static func truncationNote(rowsMissing: Int, height: Int) -> String? {
+        guard rowsMissing != 0, height > 0 else { return nil }
+        guard rowsMissing > 0 else {
+            return "the file ends early (Premature end of JPEG file): not every scan arrived, so the whole picture lacks detail; wrote what decoded (--allow-truncated)"
+        }
+        let share = String(format: "%.1f", 100 * Double(min(rowsMissing, height)) / Double(height))
+        return "the file ends early (Premature end of JPEG file): the bottom \(rowsMissing) of \(height) rows (\(share)% of the picture) are missing, filled grey; wrote what decoded (--allow-truncated)"
+    }
+
     /// Decodes to 3-channel RGB. A `scaleDenominator` of 2, 4 or 8 has libjpeg decode straight to
     /// about 1/N of the size (rounded up), far cheaper than decoding everything and shrinking after.
     public static func decode(_ file: [UInt8], scaleDenominator: Int = 1) throws -> PixelBuffer {
+        var rowsMissing = 0
+        return try decode(file, scaleDenominator: scaleDenominator, allowingTruncation: false, rowsMissing: &rowsMissing)
+    }
+
+    /// As `decode`, and with `allowingTruncation` a file that ends early decodes as far as it goes:
+    /// `rowsMissing` says how much did not (see cic_jpeg_decode).
+    static func decode(_ file: [UInt8], scaleDenominator: Int, allowingTruncation: Bool, rowsMissing: inout Int) throws -> PixelBuffer {
         precondition([1, 2, 4, 8].contains(scaleDenominator), "JPEG scale denominator must be 1, 2, 4 or 8")
         var pixels: UnsafeMutablePointer<UInt8>?
-        var width: Int32 = 0, height: Int32 = 0
+        var width: Int32 = 0, height: Int32 = 0, missing: Int32 = 0
         defer { cic_free(pixels) }
         try callCodec("libjpeg") { err, errlen in
             file.withUnsafeBufferPointer {
                 cic_jpeg_decode($0.baseAddress, $0.count, Int32(scaleDenominator),
-                                &pixels, &width, &height, err, errlen)
+                                &pixels, &width, &height, allowingTruncation ? 1 : 0, &missing, err, errlen)
             }
         }
+        rowsMissing = Int(missing)
         guard let pixels else { throw ImagePrepError.library("libjpeg", "decoder returned no pixels") }
         let count = Int(width) * Int(height) * 3
         return PixelBuffer(width: Int(width), height: Int(height), channels: 3,
@@ -96,16 +118,23 @@ public struct JPEGDecoder: ImageDecoding {
     /// The Y'CbCr 4:2:0 planes as stored, or nil when the file is laid out otherwise: a JPEG that is
     /// re-encoded at its own size then skips colour conversion and chroma resampling both ways.
     public static func decodePlanes(_ file: [UInt8]) throws -> YCbCr420Image? {
+        var rowsMissing = 0
+        return try decodePlanes(file, allowingTruncation: false, rowsMissing: &rowsMissing)
+    }
+
+    static func decodePlanes(_ file: [UInt8], allowingTruncation: Bool, rowsMissing: inout Int) throws -> YCbCr420Image? {
         var planes: UnsafeMutablePointer<UInt8>?
-        var width: Int32 = 0, height: Int32 = 0
+        var width: Int32 = 0, height: Int32 = 0, missing: Int32 = 0
         var notPlanar = false
         try callCodec("libjpeg") { err, errlen in
             let status = file.withUnsafeBufferPointer {
-                cic_jpeg_decode_ycbcr420($0.baseAddress, $0.count, &planes, &width, &height, err, errlen)
+                cic_jpeg_decode_ycbcr420($0.baseAddress, $0.count, &planes, &width, &height,
+                                         allowingTruncation ? 1 : 0, &missing, err, errlen)
             }
             notPlanar = status == CIC_NOT_YCBCR420
             return notPlanar ? 0 : status
         }
+        rowsMissing = Int(missing)
         guard !notPlanar else { return nil }
         guard let planes else { throw ImagePrepError.library("libjpeg", "decoder returned no pixels") }
         let owner = CodecBuffer(planes)
