@@ -38,7 +38,8 @@ JPEG_DEV := $(shell grep -Eqs '^ID(_LIKE)?=.*ubuntu' /etc/os-release && echo lib
 # libde265, the HEVC decoder libheif uses, to keep their Y'CbCr planes (libheif 1.15 hands out only RGB).
 # chromium: the tests open pages of imgprep's <picture> markup and JPEG XL in a real browser.
 DEPS := zsh fish pkg-config libheif-dev libde265-dev libexif-dev $(JPEG_DEV) libturbojpeg0-dev libpng-dev libwebp-dev liblcms2-dev libgif-dev libheif-examples libimage-exiftool-perl imagemagick libvips-tools libjpeg-turbo-progs webp libavif-bin jq python3-venv libjxl-dev libjxl-tools chromium libcurl4-openssl-dev openssl
-BENCH_DEPS := libvips-tools imagemagick libheif-examples jpegoptim time webp jq python3 libjxl-tools curl
+# cmake, ninja-build, libhwy-dev: building the reference ssimulacra2 for the metric rows (scripts/build-ssimulacra2.sh)
+BENCH_DEPS := libvips-tools imagemagick libheif-examples jpegoptim time webp jq python3 libjxl-tools curl cmake ninja-build libhwy-dev
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 # Install only the packages dpkg does not list as installed, so a prepared machine skips apt entirely.

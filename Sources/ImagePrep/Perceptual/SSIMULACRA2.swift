@@ -7,7 +7,7 @@ import Foundation
 public enum SSIMULACRA2 {
     /// Goes into the cache key: a change to the metric changes the bytes `--quality auto` writes.
     /// The reference's version, then this port's revision.
-    public static let version = "ssimulacra2-2.1+imgprep.1"
+    public static let version = "ssimulacra2-2.1+imgprep.2"
 
     /// The smallest width and height scored (the reference refuses smaller pictures).
     public static let minimumSize = Int(SSIM2_MIN_SIZE)
