@@ -45,7 +45,8 @@ BUILD_DEPS := pkg-config libheif-dev libde265-dev libexif-dev $(JPEG_DEV) libtur
 # chromium: the tests open pages of imgprep's <picture> markup and JPEG XL in a real browser.
 TEST_DEPS := zsh fish libheif-examples libimage-exiftool-perl imagemagick libvips-tools libjpeg-turbo-progs webp libavif-bin jq python3-venv libjxl-tools chromium openssl
 DEPS := $(BUILD_DEPS) $(TEST_DEPS)
-BENCH_DEPS := libvips-tools imagemagick libheif-examples jpegoptim time webp jq python3 libjxl-tools curl
+# cmake, ninja-build, libhwy-dev: building the reference ssimulacra2 for the metric rows (scripts/build-ssimulacra2.sh)
+BENCH_DEPS := libvips-tools imagemagick libheif-examples jpegoptim time webp jq python3 libjxl-tools curl cmake ninja-build libhwy-dev
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 # Install only the packages dpkg does not list as installed, so a prepared machine skips apt entirely.

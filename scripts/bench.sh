@@ -12,8 +12,9 @@
 #   CORPUS       corpus root (default ../shared/corpus, relative to the repo); read only, never copied
 #   BENCH_RUNS   timed runs per tool and workload; the table shows the median (default 3)
 #   BENCH_TABLE  where to write the page (default docs/benchmark.md; empty = don't write)
-#   BENCH_WORKLOADS  which workloads to run (default "1 2 3 single 4 5 6 7 8 9 10 11 12 set hdr gif cache stream urls"; W3's ratios need W1)
-#   SSIMULACRA2  the reference ssimulacra2 binary, if built (W12 then shows its time and agreement)
+#   BENCH_WORKLOADS  which workloads to run (default "1 2 3 single 4 5 6 7 8 9 10 11 12 metric set hdr gif cache stream urls"; W3's ratios need W1)
+#   SSIMULACRA2  the reference ssimulacra2 binary, if built (W12 and the metric rows then show its time and agreement)
+#   SSIMULACRA2_SRC  a cloudinary/ssimulacra2 checkout to build that binary from (scripts/build-ssimulacra2.sh)
 #   BENCH_200MP  1 = also time the 200 MP Samsung HEIC as its own row set (W1b); off by default
 #                because one file takes ~7 s per tool per run and ImageMagick's policy refuses it
 #   CONVERT      ImageMagick 6 convert (default /usr/bin/convert: the real binary, not a wrapper)
@@ -40,7 +41,7 @@ CORPUS=${CORPUS:-../shared/corpus}
 BENCH_RUNS=${BENCH_RUNS:-3}
 BENCH_TABLE=${BENCH_TABLE-docs/benchmark.md}
 BENCH_200MP=${BENCH_200MP:-0}
-BENCH_WORKLOADS=${BENCH_WORKLOADS:-1 2 3 single 4 5 6 7 8 9 10 11 12 set hdr gif cache stream urls}
+BENCH_WORKLOADS=${BENCH_WORKLOADS:-1 2 3 single 4 5 6 7 8 9 10 11 12 metric set hdr gif cache stream urls}
 BENCH_QUIET_WAIT=${BENCH_QUIET_WAIT:-120}
 if [[ -z ${CONVERT:-} ]]; then
   if [[ -x /usr/bin/convert ]]; then CONVERT=/usr/bin/convert; else CONVERT=convert; fi
@@ -918,6 +919,46 @@ w12_perceptual() {
   emit "$line"
 }
 
+# The metric alone on one device photo at 2048 px (sRGB PNG against its quality-85 JPEG): one trial in
+# process (scripts/ssim2-trial.c: the original prepared once, then the candidate scored, best of 5, on one
+# thread and on two), then `imgprep compare` beside the reference ssimulacra2 (SSIMULACRA2, or built from
+# SSIMULACRA2_SRC by scripts/build-ssimulacra2.sh), each run BENCH_RUNS times in turn, median wall and CPU.
+metric_workload() {
+  local O=$TMP/metric cc=cc i line trial ours=() ref=() out
+  mkdir -p "$O"
+  command -v clang >/dev/null && cc=clang   # the compiler SwiftPM builds the C module with
+  "$IMGPREP" convert "${INPUTS[0]}" --to png --color srgb --max-dimension 2048 -o "$O/a.png" --quiet &&
+    "$IMGPREP" convert "$O/a.png" --to jpeg -q 85 -o "$O/a.jpg" --quiet || die "metric: cannot make the pair"
+  "$CONVERT" "$O/a.png" "$O/a.ppm" && "$CONVERT" "$O/a.jpg" "$O/b.ppm" || die "metric: cannot write PPMs"
+  "$cc" -O2 -pthread -I "$REPO/Sources/CSSIMULACRA2/include" "$REPO/scripts/ssim2-trial.c" "$REPO"/Sources/CSSIMULACRA2/[a-z]*.c \
+    -lm -o "$O/ssim2-trial" || die "metric: cannot build scripts/ssim2-trial.c"
+  if [[ -z ${SSIMULACRA2:-} && -n ${SSIMULACRA2_SRC:-} ]]; then SSIMULACRA2=$("$REPO/scripts/build-ssimulacra2.sh" "$SSIMULACRA2_SRC") || SSIMULACRA2=; fi
+  ((BENCH_QUIET_WAIT > 0)) && wait_quiet
+  trial=$("$O/ssim2-trial" "$O/a.ppm" "$O/b.ppm" 5) || die "metric: ssim2-trial failed"
+  # timed NAME CMD... : appends "wall user+sys maxrss_kb" of one run to the array NAME
+  timed() { local -n into=$1; shift; out=$( { /usr/bin/time -f '%e %U %S %M' "$@" >/dev/null; } 2>&1 | tail -1); into+=("$(awk '{printf "%s %.2f %d", $1, $2 + $3, $4}' <<<"$out")"); }
+  for ((i = 0; i < BENCH_RUNS; i++)); do
+    timed ours "$IMGPREP" compare "$O/a.png" "$O/a.jpg"
+    [[ -n ${SSIMULACRA2:-} && -x $SSIMULACRA2 ]] && timed ref "$SSIMULACRA2" "$O/a.png" "$O/a.jpg"
+  done
+  col() { printf '%s\n' "${@:2}" | awk -v c="$1" '{print $c}' | median; }
+  local size ms1 ms2 mp
+  read -r size ms1 ms2 <<<"$(awk '{print $4, $8, $10}' <<<"$trial")"
+  emit ""
+  emit "### The metric: one trial in process, and \`imgprep compare\` beside the reference"
+  emit ""
+  emit "- one 2048-px device photo ($size, sRGB) against its quality-85 JPEG; in process (scripts/ssim2-trial.c, built with $cc -O2): $(awk '{print $6}' <<<"$trial") ms per megapixel to prepare the original (once per search), $ms1 ms/MP per trial on one thread, $ms2 on two; score $(awk '{print $2}' <<<"$trial")"
+  line="- \`imgprep compare\` (decoding both files included): $(col 1 "${ours[@]}") s, $(col 2 "${ours[@]}") s CPU, peak RSS $(( $(col 3 "${ours[@]}") / 1024 )) MB; score $("$IMGPREP" compare "$O/a.png" "$O/a.jpg")"
+  if ((${#ref[@]} > 0)); then
+    line+="; the reference ssimulacra2 built from source ($SSIMULACRA2): $(col 1 "${ref[@]}") s, $(col 2 "${ref[@]}") s CPU, peak RSS $(( $(col 3 "${ref[@]}") / 1024 )) MB, score $("$SSIMULACRA2" "$O/a.png" "$O/a.jpg"): imgprep takes $(ratio "$(col 1 "${ours[@]}")" "$(col 1 "${ref[@]}")")x its time, $(ratio "$(col 2 "${ours[@]}")" "$(col 2 "${ref[@]}")")x its CPU"
+    aim "the metric: imgprep compare's time over the reference ssimulacra2's" "$(ratio "$(col 1 "${ours[@]}")" "$(col 1 "${ref[@]}")")" 0.25 at-most
+  else
+    line+="; no reference binary (set SSIMULACRA2, or SSIMULACRA2_SRC to a cloudinary/ssimulacra2 checkout)"
+  fi
+  emit "$line (medians of $BENCH_RUNS runs, taken in turn)"
+  aim "the metric: one trial's ms per megapixel on one thread" "$ms1" 30 at-most
+}
+
 # ---------------------------------------------------------------------------------------------------
 # Main
 
@@ -1146,6 +1187,7 @@ if wanted 11; then
   INPUTS=("${HEICS[@]}")
 fi
 wanted 12 && w12_perceptual
+wanted metric && metric_workload
 wanted set && set_workload
 if wanted 7; then
   INPUTS=("${Q95_JPEGS[@]}")

@@ -66,12 +66,14 @@ static void *back_thread(void *context) {
     }
 }
 
-/* The fronts, stage 0's strips from the source and then each stage's last, partial strip. */
-static int run_fronts(ssim2_stream *s, ssim2_rows source, void *context, const ssim2_front_hooks *hooks) {
+/* The fronts, stage 0's strips from the sources and then each stage's last, partial strip. */
+static int run_fronts(ssim2_stream *s, const ssim2_sources *from, const ssim2_front_hooks *hooks) {
     ssim2_stage *first = &s->stage[0];
     for (size_t y = 0; y < first->height; y += SSIM2_STRIP) {
         const size_t rows = first->height - y < SSIM2_STRIP ? first->height - y : SSIM2_STRIP;
-        if (source(context, y, rows, first->in[0], first->in[1], first->in[2]) != 0) return SSIM2_SOURCE_FAILED;
+        if (from->original && from->original(from->original_context, y, rows, first->in1[0], first->in1[1], first->in1[2]) != 0)
+            return SSIM2_SOURCE_FAILED;
+        if (from->picture(from->context, y, rows, first->in[0], first->in[1], first->in[2]) != 0) return SSIM2_SOURCE_FAILED;
         first->gathered = rows;
         ssim2_front_strip(s, 0, hooks);
     }
@@ -80,7 +82,7 @@ static int run_fronts(ssim2_stream *s, ssim2_rows source, void *context, const s
     return SSIM2_OK;
 }
 
-int ssim2_run(ssim2_stream *s, int scoring, ssim2_rows source, void *context, int threads) {
+int ssim2_run(ssim2_stream *s, int scoring, const ssim2_sources *from, int threads) {
     const int radius = s->gauss->radius;
     if (threads > 1) {
         /* static initialisers: nothing to fail, nothing to destroy */
@@ -90,7 +92,7 @@ int ssim2_run(ssim2_stream *s, int scoring, ssim2_rows source, void *context, in
         ssim2_stream_start(s, scoring, ssim2_ring_rows(radius, 2));
         if (pthread_create(&back, NULL, back_thread, &p) == 0) {
             const ssim2_front_hooks hooks = {wait_for_back, wake_back, &p};
-            const int status = run_fronts(s, source, context, &hooks);
+            const int status = run_fronts(s, from, &hooks);
             pthread_mutex_lock(&p.lock);
             p.stop = status != SSIM2_OK;
             pthread_cond_signal(&p.front_moved);
@@ -102,5 +104,5 @@ int ssim2_run(ssim2_stream *s, int scoring, ssim2_rows source, void *context, in
     }
     ssim2_stream_start(s, scoring, ssim2_ring_rows(radius, 1));
     const ssim2_front_hooks hooks = {nothing, step_back, s};
-    return run_fronts(s, source, context, &hooks);
+    return run_fronts(s, from, &hooks);
 }

@@ -4,8 +4,17 @@
 
 #include "stream.h"
 
-/* Reads the picture from `source` through every stage of `s` (scoring: into the sums; else into the
- * reference's planes the stages point at), on `threads` threads (1 or 2). */
-int ssim2_run(ssim2_stream *s, int scoring, ssim2_rows source, void *context, int threads);
+/* Where a pass reads: the picture, and for a pair the original too (else NULL). */
+typedef struct {
+    ssim2_rows picture;
+    void *context;
+    ssim2_rows original;
+    void *original_context;
+} ssim2_sources;
+
+/* Reads the picture (and a pair's original) through every stage of `s`: `scoring` is SSIM2_SCORE (into
+ * the sums), SSIM2_PREPARE (into the reference's planes the stages point at) or SSIM2_PAIR (into the
+ * sums, nothing kept); on `threads` threads (1 or 2). */
+int ssim2_run(ssim2_stream *s, int scoring, const ssim2_sources *from, int threads);
 
 #endif

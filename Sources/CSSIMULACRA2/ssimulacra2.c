@@ -43,17 +43,18 @@ size_t ssim2_scratch_bytes(size_t width, size_t height) {
     if (width < SSIM2_MIN_SIZE || height < SSIM2_MIN_SIZE) return 0;
     ssim2_gauss g;
     ssim2_gauss_init(&g, 1.5);
-    return ssim2_add(ssim2_mul(ssim2_stream_floats(width, height, g.radius), sizeof(float)),
+    return ssim2_add(ssim2_mul(ssim2_stream_floats(width, height, g.radius, 0), sizeof(float)),
                      sizeof(struct ssim2_scratch));
 }
 
-int ssim2_scratch_new(size_t width, size_t height, ssim2_scratch **out) {
+/* A scratch with room for a pair's five blurs a channel (`pair`) or a score's three. */
+static int scratch_new(size_t width, size_t height, int pair, ssim2_scratch **out) {
     *out = NULL;
     if (width < SSIM2_MIN_SIZE || height < SSIM2_MIN_SIZE) return SSIM2_TOO_SMALL;
     ssim2_scratch *s = calloc(1, sizeof *s);
     if (!s) return SSIM2_NO_MEMORY;
     ssim2_gauss_init(&s->gauss, 1.5);
-    const size_t floats = ssim2_stream_floats(width, height, s->gauss.radius);
+    const size_t floats = ssim2_stream_floats(width, height, s->gauss.radius, pair);
     if (floats == 0 || ssim2_mul(floats, sizeof(float)) == 0) {
         free(s);
         return SSIM2_TOO_LARGE;
@@ -66,10 +67,12 @@ int ssim2_scratch_new(size_t width, size_t height, ssim2_scratch **out) {
     s->width = width;
     s->height = height;
     s->stream.gauss = &s->gauss;
-    ssim2_stream_layout(&s->stream, width, height, s->gauss.radius, s->block);
+    ssim2_stream_layout(&s->stream, width, height, s->gauss.radius, pair, s->block);
     *out = s;
     return SSIM2_OK;
 }
+
+int ssim2_scratch_new(size_t width, size_t height, ssim2_scratch **out) { return scratch_new(width, height, 0, out); }
 
 void ssim2_scratch_free(ssim2_scratch *scratch) {
     if (!scratch) return;
@@ -113,7 +116,8 @@ int ssim2_reference_new(ssim2_scratch *scratch, ssim2_rows source, void *context
         }
     }
     attach(scratch, r);
-    const int status = ssim2_run(&scratch->stream, 0, source, context, threads);
+    const ssim2_sources from = {source, context, NULL, NULL};
+    const int status = ssim2_run(&scratch->stream, SSIM2_PREPARE, &from, threads);
     if (status != SSIM2_OK) {
         ssim2_reference_free(r);
         return status;
@@ -163,17 +167,12 @@ static double final_score(double norms[SSIM2_SCALES][3][6], int scales) {
     return ssim > 0 ? 100.0 - 10.0 * pow(ssim, 0.6276336467831387) : 100.0;
 }
 
-int ssim2_score(const ssim2_reference *r, ssim2_scratch *scratch, ssim2_rows source, void *context, int threads,
-                double *score) {
-    *score = 0;
-    if (scratch->width != r->width || scratch->height != r->height) return SSIM2_SIZE_MISMATCH;
-    attach(scratch, r);
-    const int status = ssim2_run(&scratch->stream, 1, source, context, threads);
-    if (status != SSIM2_OK) return status;
+/* The score from a pass's sums. */
+static double score_from(const ssim2_stream *stream) {
     double norms[SSIM2_SCALES][3][6];
-    for (int s = 0; s < r->scales; ++s) {
-        const ssim2_stage *st = &scratch->stream.stage[s];
-        const double one_per_pixels = 1.0 / (double)(r->widths[s] * r->heights[s]);
+    for (int s = 0; s < stream->scales; ++s) {
+        const ssim2_stage *st = &stream->stage[s];
+        const double one_per_pixels = 1.0 / (double)(st->width * st->height);
         for (int c = 0; c < 3; ++c)
             for (int k = 0; k < 6; k += 2) {
                 const double *sum = st->sums[c][k], *fourth = st->sums[c][k + 1];
@@ -181,6 +180,38 @@ int ssim2_score(const ssim2_reference *r, ssim2_scratch *scratch, ssim2_rows sou
                 norms[s][c][k + 1] = sqrt(sqrt(one_per_pixels * ((fourth[0] + fourth[1]) + (fourth[2] + fourth[3]))));
             }
     }
-    *score = final_score(norms, r->scales);
+    return final_score(norms, stream->scales);
+}
+
+int ssim2_score(const ssim2_reference *r, ssim2_scratch *scratch, ssim2_rows source, void *context, int threads,
+                double *score) {
+    *score = 0;
+    if (scratch->width != r->width || scratch->height != r->height) return SSIM2_SIZE_MISMATCH;
+    attach(scratch, r);
+    const ssim2_sources from = {source, context, NULL, NULL};
+    const int status = ssim2_run(&scratch->stream, SSIM2_SCORE, &from, threads);
+    if (status != SSIM2_OK) return status;
+    *score = score_from(&scratch->stream);
     return SSIM2_OK;
+}
+
+size_t ssim2_pair_bytes(size_t width, size_t height) {
+    if (width < SSIM2_MIN_SIZE || height < SSIM2_MIN_SIZE) return 0;
+    ssim2_gauss g;
+    ssim2_gauss_init(&g, 1.5);
+    return ssim2_add(ssim2_mul(ssim2_stream_floats(width, height, g.radius, 1), sizeof(float)),
+                     sizeof(struct ssim2_scratch));
+}
+
+int ssim2_score_pair(size_t width, size_t height, ssim2_rows original, void *original_context, ssim2_rows distorted,
+                     void *distorted_context, int threads, double *score) {
+    *score = 0;
+    ssim2_scratch *scratch;
+    const int made = scratch_new(width, height, 1, &scratch);
+    if (made != SSIM2_OK) return made;
+    const ssim2_sources from = {distorted, distorted_context, original, original_context};
+    const int status = ssim2_run(&scratch->stream, SSIM2_PAIR, &from, threads);
+    if (status == SSIM2_OK) *score = score_from(&scratch->stream);
+    ssim2_scratch_free(scratch);
+    return status;
 }

@@ -13,24 +13,24 @@ size_t ssim2_ring_rows(int radius, int threads) {
 }
 static size_t max_ring(int radius) { return ssim2_ring_rows(radius, 2); }
 
-/* Per scale: the strip in, the XYB ring, the rings along x and the recursion's rows, all `width` wide. */
-static size_t stage_rows(int radius) {
-    const size_t ring = max_ring(radius);
-    return 3 * SSIM2_STRIP + 3 * ring + 3 * SSIM2_BLURS * (ring + 6);
+/* Per scale: the strips in, the XYB rings, the rings along x and the recursion's rows, all `width` wide. */
+static size_t stage_rows(int radius, int pair) {
+    const size_t ring = max_ring(radius), pictures = pair ? 2 : 1, blurs = pair ? 5 : 3;
+    return pictures * 3 * (SSIM2_STRIP + ring) + 3 * blurs * (ring + 6);
 }
 
-size_t ssim2_stream_floats(size_t width, size_t height, int radius) {
+size_t ssim2_stream_floats(size_t width, size_t height, int radius, int pair) {
     size_t widths[SSIM2_SCALES], heights[SSIM2_SCALES];
     const int scales = ssim2_scale_count(width, height, widths, heights);
     if (scales == 0) return 0;
     size_t floats = ssim2_mul(ssim2_add(width, 3 * (size_t)radius), 3 * SSIM2_STRIP);   /* tin */
     floats = ssim2_add(floats, ssim2_mul(width, 3 * SSIM2_STRIP + 1));                 /* tout, zero row */
     floats = ssim2_add(floats, SSIM2_BLURS * SSIM2_TILE);
-    for (int k = 0; k < scales; ++k) floats = ssim2_add(floats, ssim2_mul(widths[k], stage_rows(radius)));
+    for (int k = 0; k < scales; ++k) floats = ssim2_add(floats, ssim2_mul(widths[k], stage_rows(radius, pair)));
     return floats;
 }
 
-void ssim2_stream_layout(ssim2_stream *s, size_t width, size_t height, int radius, float *block) {
+void ssim2_stream_layout(ssim2_stream *s, size_t width, size_t height, int radius, int pair, float *block) {
     size_t widths[SSIM2_SCALES], heights[SSIM2_SCALES];
     s->scales = ssim2_scale_count(width, height, widths, heights);
     const size_t ring = max_ring(radius);
@@ -47,10 +47,15 @@ void ssim2_stream_layout(ssim2_stream *s, size_t width, size_t height, int radiu
         st->height = heights[k];
         for (int c = 0; c < 3; ++c) { st->in[c] = p; p += SSIM2_STRIP * w; }
         for (int c = 0; c < 3; ++c) { st->xyb[c] = p; p += ring * w; }
+        for (int c = 0; c < 3; ++c) {
+            st->in1[c] = pair ? p : NULL; p += pair ? SSIM2_STRIP * w : 0;
+            st->xyb1[c] = pair ? p : NULL; p += pair ? ring * w : 0;
+        }
         for (int c = 0; c < 3; ++c)
             for (int b = 0; b < SSIM2_BLURS; ++b) {
-                st->hrow[c][b] = p; p += ring * w;
-                st->state[c][b] = p; p += 6 * w;
+                const int room = b < 3 || pair;
+                st->hrow[c][b] = room ? p : NULL; p += room ? ring * w : 0;
+                st->state[c][b] = room ? p : NULL; p += room ? 6 * w : 0;
             }
     }
 }
@@ -66,7 +71,7 @@ void ssim2_stream_start(ssim2_stream *s, int scoring, size_t ring) {
         atomic_store(&st->next, 1 - N);
         memset(st->sums, 0, sizeof st->sums);
         for (int c = 0; c < 3; ++c)
-            for (int b = 0; b < SSIM2_BLURS; ++b) memset(st->state[c][b], 0, 6 * st->width * sizeof(float));
+            for (int b = 0; b < (scoring == SSIM2_PAIR ? 5 : 3); ++b) memset(st->state[c][b], 0, 6 * st->width * sizeof(float));
     }
 }
 
@@ -76,7 +81,12 @@ static float *ring_row(const ssim2_stream *s, float *ring, size_t width, size_t 
 
 /* The picture's XYB row y at stage k: the reference's plane when preparing it, the ring when scoring. */
 static float *xyb_row(const ssim2_stream *s, const ssim2_stage *st, int c, size_t y) {
-    return s->scoring ? ring_row(s, st->xyb[c], st->width, y) : st->img[c] + y * st->width;
+    return s->scoring != SSIM2_PREPARE ? ring_row(s, st->xyb[c], st->width, y) : st->img[c] + y * st->width;
+}
+
+/* The original's XYB row y: its ring in a pair, the reference's plane otherwise. */
+static const float *original_row(const ssim2_stream *s, const ssim2_stage *st, int c, size_t y) {
+    return s->scoring == SSIM2_PAIR ? ring_row(s, st->xyb1[c], st->width, y) : st->img[c] + y * st->width;
 }
 
 int ssim2_front_must_wait(const ssim2_stream *s, int k, size_t rows) {
@@ -96,8 +106,11 @@ void ssim2_front_strip(ssim2_stream *s, int k, const ssim2_front_hooks *hooks) {
         ssim2_stage *next = &s->stage[k + 1];
         for (size_t r = 0; r < rows; r += 2) {
             const size_t r1 = r + 1 < rows ? r + 1 : r;
-            for (int c = 0; c < 3; ++c)
-                ssim2_downsample_rows(st->in[c] + r * w, st->in[c] + r1 * w, w, next->in[c] + next->gathered * next->width);
+            for (int c = 0; c < 3; ++c) {
+                const size_t at = next->gathered * next->width;
+                ssim2_downsample_rows(st->in[c] + r * w, st->in[c] + r1 * w, w, next->in[c] + at);
+                if (s->scoring == SSIM2_PAIR) ssim2_downsample_rows(st->in1[c] + r * w, st->in1[c] + r1 * w, w, next->in1[c] + at);
+            }
             if (++next->gathered == SSIM2_STRIP) ssim2_front_strip(s, k + 1, hooks);
         }
     }
@@ -110,14 +123,21 @@ void ssim2_front_strip(ssim2_stream *s, int k, const ssim2_front_hooks *hooks) {
             x[c] = xyb_row(s, st, c, y + r);
             memcpy(x[c], st->in[c] + r * w, w * sizeof(float));
             src[c][r] = x[c];
-            if (s->scoring) original[c][r] = st->img[c] + (y + r) * w;
+            if (s->scoring == SSIM2_PAIR) memcpy(ring_row(s, st->xyb1[c], w, y + r), st->in1[c] + r * w, w * sizeof(float));
         }
         ssim2_positive_xyb(x[0], x[1], x[2], w);
+        if (s->scoring == SSIM2_PAIR)
+            ssim2_positive_xyb(ring_row(s, st->xyb1[0], w, y + r), ring_row(s, st->xyb1[1], w, y + r),
+                               ring_row(s, st->xyb1[2], w, y + r), w);
+        if (s->scoring != SSIM2_PREPARE)
+            for (int c = 0; c < 3; ++c) original[c][r] = original_row(s, st, c, y + r);
     }
     for (int c = 0; c < 3; ++c) {
-        for (int b = 0; b < SSIM2_BLURS; ++b)
+        for (int b = 0; b < (s->scoring == SSIM2_PAIR ? 5 : 3); ++b)
             for (size_t r = 0; r < rows; ++r) dst[b][r] = ring_row(s, st->hrow[c][b], w, y + r);
         ssim2_horizontal(s->gauss, src[c], s->scoring ? original[c] : NULL, rows, w, s->zero_row, s->tin, s->tout, dst);
+        if (s->scoring == SSIM2_PAIR)   /* the original's blur and square, into blurs 3 and 4 */
+            ssim2_horizontal(s->gauss, original[c], NULL, rows, w, s->zero_row, s->tin, s->tout, dst + 3);
     }
     st->gathered = 0;
     atomic_store_explicit(&st->front, y + rows, memory_order_release);
@@ -131,14 +151,13 @@ static void back_tile(ssim2_stream *s, int k, ptrdiff_t n, size_t x0, size_t cou
     const ptrdiff_t N = s->gauss->radius, h = (ptrdiff_t)st->height;
     const size_t w = st->width;
     const ptrdiff_t top = n - N - 1, bottom = n + N - 1;
-    const int blurs = s->scoring ? 3 : 2;
+    const int blurs = s->scoring == SSIM2_PAIR ? 5 : s->scoring == SSIM2_SCORE ? 3 : 2;
     const size_t older_block = (size_t)(n & 1) * 3, previous_block = 3 - older_block;
     for (int c = 0; c < 3; ++c) {
-        float *out[SSIM2_BLURS] = {NULL, NULL, NULL};
+        float *out[SSIM2_BLURS] = {NULL, NULL, NULL, NULL, NULL};
         if (n >= 0) {
-            out[0] = s->scoring ? s->tile[0] : st->mu[c] + (size_t)n * w + x0;
-            out[1] = s->tile[1];
-            out[2] = s->tile[2];
+            for (int b = 0; b < SSIM2_BLURS; ++b) out[b] = s->tile[b];
+            if (s->scoring == SSIM2_PREPARE) out[0] = st->mu[c] + (size_t)n * w + x0;
         }
         for (int b = 0; b < blurs; ++b) {
             const float *t = top >= 0 ? ring_row(s, st->hrow[c][b], w, (size_t)top) + x0 : s->zero_row;
@@ -151,7 +170,13 @@ static void back_tile(ssim2_stream *s, int k, ptrdiff_t n, size_t x0, size_t cou
         }
         if (n < 0) continue;
         const size_t at = (size_t)n * w + x0;
-        if (s->scoring) {
+        if (s->scoring == SSIM2_PAIR) {
+            float *restrict var = out[4];
+            const float *restrict mu = out[3];
+            for (size_t i = 0; i < count; ++i) var[i] = var[i] - mu[i] * mu[i];   /* (s11 - mu11) as SSIMMap has it */
+            ssim2_channel_sums(original_row(s, st, c, (size_t)n) + x0, mu, var, xyb_row(s, st, c, (size_t)n) + x0,
+                               out[0], out[1], out[2], count, st->sums[c]);
+        } else if (s->scoring == SSIM2_SCORE) {
             ssim2_channel_sums(st->img[c] + at, st->mu[c] + at, st->var[c] + at, xyb_row(s, st, c, (size_t)n) + x0,
                                out[0], out[1], out[2], count, st->sums[c]);
         } else {

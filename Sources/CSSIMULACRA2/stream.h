@@ -8,8 +8,12 @@
 #include <stddef.h>
 #include "internal.h"
 
-/* Blurs per channel: the picture, its square, and (scoring) its product with the original. */
-#define SSIM2_BLURS 3
+/* Blurs per channel: the picture, its square, its product with the original (scoring), and the original
+ * and its square (a pair scored in one pass, nothing kept). */
+#define SSIM2_BLURS 5
+
+/* What a pass does. */
+enum { SSIM2_PREPARE = 0, SSIM2_SCORE = 1, SSIM2_PAIR = 2 };
 /* Strips the front may run ahead of the back on two threads (one is enough on one). */
 #define SSIM2_AHEAD 3
 /* Columns the back takes at a time, so its rows stay in the first-level cache. */
@@ -19,9 +23,11 @@ typedef struct {
     size_t width, height;
     /* front */
     float *in[3];                 /* the strip being gathered: SSIM2_STRIP rows of linear RGB */
+    float *in1[3];                /* a pair's: the original's strip */
     size_t gathered;              /* rows in `in` */
     _Atomic size_t front;         /* rows through the front: the back reads only rows below it */
     float *xyb[3];                /* scoring: ring of XYB rows (the reference keeps its own in its planes) */
+    float *xyb1[3];               /* a pair's: the original's ring */
     float *hrow[3][SSIM2_BLURS];  /* rings of rows blurred along x */
     /* back */
     float *state[3][SSIM2_BLURS]; /* the vertical recursion: two blocks of three rows (y[n-1], y[n-2]) */
@@ -33,7 +39,7 @@ typedef struct {
 
 typedef struct {
     const ssim2_gauss *gauss;
-    int scoring;                  /* 1: score against the planes; 0: fill them (two blurs a channel) */
+    int scoring;                  /* SSIM2_SCORE against the planes, SSIM2_PREPARE them, or a SSIM2_PAIR */
     int scales;
     size_t ring;                  /* rows each ring uses */
     ssim2_stage stage[SSIM2_SCALES];
@@ -44,9 +50,10 @@ typedef struct {
 /* Rows each ring uses with one thread or two. */
 size_t ssim2_ring_rows(int radius, int threads);
 
-/* Floats a stream for this size allocates (0 on overflow), and carving them from `block`. */
-size_t ssim2_stream_floats(size_t width, size_t height, int radius);
-void ssim2_stream_layout(ssim2_stream *s, size_t width, size_t height, int radius, float *block);
+/* Floats a stream for this size allocates (0 on overflow), and carving them from `block`; `pair`: room
+ * for a pair's five blurs (else three). */
+size_t ssim2_stream_floats(size_t width, size_t height, int radius, int pair);
+void ssim2_stream_layout(ssim2_stream *s, size_t width, size_t height, int radius, int pair, float *block);
 
 /* Starts a pass: resets the stages' counters and sums; `ring` rows per ring (ssim2_ring_rows). */
 void ssim2_stream_start(ssim2_stream *s, int scoring, size_t ring);

@@ -62,6 +62,13 @@ void ssim2_reference_free(ssim2_reference *reference);
 int ssim2_score(const ssim2_reference *reference, ssim2_scratch *scratch, ssim2_rows source, void *context,
                 int threads, double *score);
 
+/* Scores one pair in one pass without keeping the original's half (nothing of the picture's size is
+ * allocated): for a single comparison. The original's rows are asked for first, then the distorted's. */
+int ssim2_score_pair(size_t width, size_t height, ssim2_rows original, void *original_context, ssim2_rows distorted,
+                     void *distorted_context, int threads, double *score);
+/* Bytes ssim2_score_pair allocates (0 when the size is refused). */
+size_t ssim2_pair_bytes(size_t width, size_t height);
+
 /* ---- Helpers for getting 8-bit pixels into linear planes ---------------------------------- */
 
 /* Opaque pixels through per-channel tables: table holds 3 x 256 RGB triples (768 floats per source

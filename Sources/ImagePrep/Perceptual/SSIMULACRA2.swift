@@ -7,7 +7,7 @@ import Foundation
 public enum SSIMULACRA2 {
     /// Goes into the cache key: a change to the metric changes the bytes `--quality auto` writes.
     /// The reference's version, then this port's revision.
-    public static let version = "ssimulacra2-2.1+imgprep.1"
+    public static let version = "ssimulacra2-2.1+imgprep.2"
 
     /// The smallest width and height scored (the reference refuses smaller pictures).
     public static let minimumSize = Int(SSIM2_MIN_SIZE)
@@ -30,12 +30,41 @@ public enum SSIMULACRA2 {
         return o1 || o2 || o3 ? 0 : bytes
     }
 
-    /// Scores one pair (a convenience over `Reference`), on up to `threads` threads (1 or 2; the score
-    /// does not depend on it).
+    /// Scores one pair, on up to `threads` threads (1 or 2; the score does not depend on it): the same score
+    /// as a `Reference` gives, in one pass that keeps nothing of the picture's size (no prepared original).
+    /// Backgrounds as `Reference` chooses them: an original with alpha on dark and light gray, the worse
+    /// score counting; a distorted picture with alpha on the original's gray, or mid gray.
     public static func score(original: PixelBuffer, originalProfile: [UInt8]?,
                              distorted: PixelBuffer, distortedProfile: [UInt8]?, threads: Int = 1) throws -> Double {
-        try Reference(original, profile: originalProfile, threads: threads)
-            .score(distorted, profile: distortedProfile, threads: threads)
+        try checkSize(width: original.width, height: original.height)
+        try checkLayout(original)
+        try checkLayout(distorted)
+        guard distorted.width == original.width, distorted.height == original.height else {
+            throw ImagePrepError(.unsupported, "the pictures differ in size: \(original.width)x\(original.height) and \(distorted.width)x\(distorted.height)")
+        }
+        let colour = try LinearLight(profile: originalProfile)
+        let distortedColour = distortedProfile == originalProfile ? colour : try LinearLight(profile: distortedProfile)
+        let opaque = distorted.isOpaque
+        // (the original's background, the distorted one's) per pass; nil: alpha ignored
+        let passes: [(Float?, Float?)]
+        if !original.hasAlpha {
+            passes = [(nil, opaque ? nil : 0.5)]
+        } else if original.isOpaque {
+            passes = opaque ? [(nil, nil)] : [(nil, 0.1), (nil, 0.9)]
+        } else {
+            passes = [(0.1, opaque ? nil : 0.1), (0.9, opaque ? nil : 0.9)]
+        }
+        var worst = Double.infinity
+        for (first, second) in passes {
+            let a = LinearRows(original, colour: colour, background: first)
+            let b = LinearRows(distorted, colour: distortedColour, background: second)
+            var result = 0.0
+            try LinearRows.run(a, b) { source, contextA, contextB in
+                ssim2_score_pair(original.width, original.height, source, contextA, source, contextB, Int32(threads), &result)
+            }
+            worst = min(worst, result)
+        }
+        return worst
     }
 
     /// The original prepared once (linear-light pyramid, XYB, its blurred moments) and scored against any
@@ -174,6 +203,16 @@ final class LinearRows {
     func run(_ body: (ssim2_rows, UnsafeMutableRawPointer) -> Int32) throws {
         let status = withExtendedLifetime(self) { body(Self.source, Unmanaged.passUnretained(self).toOpaque()) }
         if let error { throw error }
+        try SSIMULACRA2.check(status)
+    }
+
+    /// As `run`, for a pair: `body` gets the callback and both contexts.
+    static func run(_ a: LinearRows, _ b: LinearRows,
+                    _ body: (ssim2_rows, UnsafeMutableRawPointer, UnsafeMutableRawPointer) -> Int32) throws {
+        let status = withExtendedLifetime((a, b)) {
+            body(Self.source, Unmanaged.passUnretained(a).toOpaque(), Unmanaged.passUnretained(b).toOpaque())
+        }
+        if let error = a.error ?? b.error { throw error }
         try SSIMULACRA2.check(status)
     }
 
