@@ -50,7 +50,7 @@ public enum ImagePipeline {
         let outputFormat = settings.format.writer
         var notKept: [String] = []
         // A truncated file let through is always decoded: its bytes are never an output as they are.
-        let cutShort = settings.allowsTruncated && format == .jpeg && (try? JPEGDecoder.checkIntegrity(of: file)) == nil
+        let cutShort = settings.allowsTruncated && format.reader.endsEarly(file)
         if outputFormat.considersKeeping(format), !cutShort,
            let kept = try outputFormat.keepingInput(file, settings: &settings, notes: &notKept) { return kept }
 

@@ -3,6 +3,7 @@ import Foundation
 extension JPEGFormatReader {
     /// A JPEG's DCT coefficients can be taken over as they are (JPEG XL's lossless recompression).
     var codedAsDCTBlocks: Bool { true }
+    func endsEarly(_ file: [UInt8]) -> Bool { (try? JPEGDecoder.checkIntegrity(of: file)) == nil }
 
     /// The JPEG as it stands, when nothing about it must change for `settings`: upright, within
     /// --max-dimension, its colours kept (or already sRGB), metadata as it is, and no gain map (Ultra HDR,
