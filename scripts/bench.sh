@@ -921,7 +921,7 @@ w12_perceptual() {
 
 # The metric alone on one device photo at 2048 px (sRGB PNG against its quality-85 JPEG): one trial in
 # process (scripts/ssim2-trial.c: the original prepared once, then the candidate scored, best of 5, on one
-# thread and on two), then `imgprep compare` beside the reference ssimulacra2 (SSIMULACRA2, or built from
+# thread and on two; and the pair in one pass, as compare scores it), then `imgprep compare` beside the reference ssimulacra2 (SSIMULACRA2, or built from
 # SSIMULACRA2_SRC by scripts/build-ssimulacra2.sh), each run BENCH_RUNS times in turn, median wall and CPU.
 metric_workload() {
   local O=$TMP/metric cc=cc i line trial ours=() ref=() out
@@ -947,7 +947,7 @@ metric_workload() {
   emit ""
   emit "### The metric: one trial in process, and \`imgprep compare\` beside the reference"
   emit ""
-  emit "- one 2048-px device photo ($size, sRGB) against its quality-85 JPEG; in process (scripts/ssim2-trial.c, built with $cc -O2): $(awk '{print $6}' <<<"$trial") ms per megapixel to prepare the original (once per search), $ms1 ms/MP per trial on one thread, $ms2 on two; score $(awk '{print $2}' <<<"$trial")"
+  emit "- one 2048-px device photo ($size, sRGB) against its quality-85 JPEG; in process (scripts/ssim2-trial.c, built with $cc -O2): $(awk '{print $6}' <<<"$trial") ms per megapixel to prepare the original (once per search), $ms1 ms/MP per trial on one thread, $ms2 on two; a pair in one pass as compare scores it (nothing kept), on two threads: $(awk '{print $12}' <<<"$trial") ms/MP; score $(awk '{print $2}' <<<"$trial")"
   line="- \`imgprep compare\` (decoding both files included): $(col 1 "${ours[@]}") s, $(col 2 "${ours[@]}") s CPU, peak RSS $(( $(col 3 "${ours[@]}") / 1024 )) MB; score $("$IMGPREP" compare "$O/a.png" "$O/a.jpg")"
   if ((${#ref[@]} > 0)); then
     line+="; the reference ssimulacra2 built from source ($SSIMULACRA2): $(col 1 "${ref[@]}") s, $(col 2 "${ref[@]}") s CPU, peak RSS $(( $(col 3 "${ref[@]}") / 1024 )) MB, score $("$SSIMULACRA2" "$O/a.png" "$O/a.jpg"): imgprep takes $(ratio "$(col 1 "${ours[@]}")" "$(col 1 "${ref[@]}")")x its time, $(ratio "$(col 2 "${ours[@]}")" "$(col 2 "${ref[@]}")")x its CPU"

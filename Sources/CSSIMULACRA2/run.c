@@ -84,7 +84,8 @@ static int run_fronts(ssim2_stream *s, const ssim2_sources *from, const ssim2_fr
 
 int ssim2_run(ssim2_stream *s, int scoring, const ssim2_sources *from, int threads) {
     const int radius = s->gauss->radius;
-    if (threads > 1) {
+    /* Starting a thread costs tens of microseconds: more than a small picture's whole pass. */
+    if (threads > 1 && s->stage[0].width * s->stage[0].height >= 65536) {
         /* static initialisers: nothing to fail, nothing to destroy */
         pair p = {.stream = s, .lock = PTHREAD_MUTEX_INITIALIZER, .front_moved = PTHREAD_COND_INITIALIZER,
                   .back_moved = PTHREAD_COND_INITIALIZER, .moves = 0, .stop = 0};

@@ -195,14 +195,6 @@ int ssim2_score(const ssim2_reference *r, ssim2_scratch *scratch, ssim2_rows sou
     return SSIM2_OK;
 }
 
-size_t ssim2_pair_bytes(size_t width, size_t height) {
-    if (width < SSIM2_MIN_SIZE || height < SSIM2_MIN_SIZE) return 0;
-    ssim2_gauss g;
-    ssim2_gauss_init(&g, 1.5);
-    return ssim2_add(ssim2_mul(ssim2_stream_floats(width, height, g.radius, 1), sizeof(float)),
-                     sizeof(struct ssim2_scratch));
-}
-
 int ssim2_score_pair(size_t width, size_t height, ssim2_rows original, void *original_context, ssim2_rows distorted,
                      void *distorted_context, int threads, double *score) {
     *score = 0;

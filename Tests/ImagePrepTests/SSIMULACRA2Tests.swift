@@ -124,11 +124,16 @@ import Testing
 
     @Test func twoThreadsScoreExactlyAsOne() throws {
         // Odd sizes (the last row and column repeated at every scale), alpha (two backgrounds) and a
-        // profile (the per-pixel path): the second thread only changes who computes what.
-        let (photo, _) = try Self.load("photo.png"), (webp, _) = try Self.load("photo-webp-q60.png")
-        let a = resized(photo, width: 121, height: 93), b = resized(webp, width: 121, height: 93)
-        for (original, distorted, profile) in [(a, b, nil as [UInt8]?), (try Self.load("alpha.png").0, try Self.load("alpha-webp-q60.png").0, nil),
-                                               (try Self.load("p3.png").0, try Self.load("p3-jpeg-q70.png").0, try Self.load("p3.png").1)] {
+        // profile (the per-pixel path): the second thread only changes who computes what. Enlarged past
+        // 65,536 pixels, below which one thread does it all.
+        func pair(_ a: String, _ b: String) throws -> (PixelBuffer, PixelBuffer) {
+            (resized(try Self.load(a).0, width: 301, height: 229), resized(try Self.load(b).0, width: 301, height: 229))
+        }
+        let photo = try pair("photo.png", "photo-webp-q60.png"), alpha = try pair("alpha.png", "alpha-webp-q60.png")
+        let p3 = try pair("p3.png", "p3-jpeg-q70.png")
+        for (original, distorted, profile) in [(photo.0, photo.1, nil as [UInt8]?), (alpha.0, alpha.1, nil),
+                                               (p3.0, p3.1, try Self.load("p3.png").1)] {
+            #expect(original.width * original.height >= 65536)
             let one = try SSIMULACRA2.score(original: original, originalProfile: profile, distorted: distorted,
                                             distortedProfile: profile, threads: 1)
             let two = try SSIMULACRA2.score(original: original, originalProfile: profile, distorted: distorted,

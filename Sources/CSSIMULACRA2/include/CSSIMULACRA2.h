@@ -40,8 +40,8 @@ size_t ssim2_reference_bytes(size_t width, size_t height);
 size_t ssim2_scratch_bytes(size_t width, size_t height);
 
 /* Writes rows y .. y + rows - 1 of the picture's linear RGB into r, g and b (rows * width floats each, row
- * after row); returns 0, or non-zero to stop. Called from the thread that called ssim2_reference_new or
- * ssim2_score, rows in order. */
+ * after row); returns 0, or non-zero to stop. Called from the thread that called ssim2_reference_new,
+ * ssim2_score or ssim2_score_pair, rows in order. */
 typedef int (*ssim2_rows)(void *context, size_t y, size_t rows, float *r, float *g, float *b);
 
 /* One scoring's working memory (strips: a few hundred rows of the picture's width in all). */
@@ -66,8 +66,6 @@ int ssim2_score(const ssim2_reference *reference, ssim2_scratch *scratch, ssim2_
  * allocated): for a single comparison. The original's rows are asked for first, then the distorted's. */
 int ssim2_score_pair(size_t width, size_t height, ssim2_rows original, void *original_context, ssim2_rows distorted,
                      void *distorted_context, int threads, double *score);
-/* Bytes ssim2_score_pair allocates (0 when the size is refused). */
-size_t ssim2_pair_bytes(size_t width, size_t height);
 
 /* ---- Helpers for getting 8-bit pixels into linear planes ---------------------------------- */
 
