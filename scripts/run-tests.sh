@@ -7,21 +7,24 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
-# Swift Testing marks each skip as: <symbol> Test|Suite <name> skipped: "<reason>"
+sort_summary() { IFS= read -r header && printf '%s\n' "$header" && sort -k3; }
+# Swift Testing marks each skip as: <symbol> Test|Suite <name> skipped: "<reason>" (a name may hold quotes;
+# the tests of a suite skipped whole get their own lines too).
 awk '
-  / (Test|Suite) .* skipped: "/ {
-    kind = ($0 ~ / Suite .* skipped: "/ && !($0 ~ / Test .* skipped: "/)) ? "suite" : "test"
-    reason = $0; sub(/^[^"]* skipped: "/, "", reason); sub(/"[^"]*$/, "", reason)
+  match($0, / skipped: ".*"\.?$/) && ($2 == "Test" || $2 == "Suite") {
+    kind = $2 == "Suite" ? "suite" : "test"
+    reason = substr($0, RSTART + 11); sub(/"\.?$/, "", reason)
     count[reason, kind]++; reasons[reason] = 1; total[kind]++
   }
   END {
     if (!total["test"] && !total["suite"]) { print "Skipped: nothing."; exit }
-    printf "Skipped: %d tests and %d suites (a suite skipped whole counts once), because:\n", total["test"], total["suite"]
+    printf "Skipped: %d tests, %d of them in %d suites skipped whole, because:\n", total["test"], suiteTests(), total["suite"]
     for (r in reasons) {
       line = ""
       if (count[r, "suite"]) line = count[r, "suite"] " suite" (count[r, "suite"] > 1 ? "s" : "")
       if (count[r, "test"]) line = line (line ? ", " : "") count[r, "test"] " test" (count[r, "test"] > 1 ? "s" : "")
-      printf "  %-16s %s\n", line ":", r
+      printf "  %-17s %s\n", line ":", r
     }
-  }' "$log"
+  }
+  function suiteTests(   r, n) { for (r in reasons) if (count[r, "suite"]) n += count[r, "test"]; return n + 0 }' "$log" | sort_summary
 exit "$status"
