@@ -65,6 +65,34 @@ import Testing
         #expect(lowerScore < target, "\(format): quality \(quality - 1) scores \(lowerScore) already, at least \(target)")
     }
 
+    /// A picture large enough for a crop mosaic takes the search the mosaic aims: the output reaches the
+    /// target, and the quality (setting) two below it does not, so it is the lowest or one above.
+    @Test(arguments: [(OutputFormat.jpeg, 80.0), (.webp, 80), (.avif, 75), (.heic, 80), (.jxl, 85)])
+    func aMosaicAimedAnswerIsTheLowestQualityOrOneAbove(_ format: OutputFormat, _ target: Double) throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let png = try DeterminismTests.photoLikePNG(width: 1024, height: 768)
+        let input = dir.appendingPathComponent("photo.png").path
+        try Data(png).write(to: URL(fileURLWithPath: input))
+        let original = try Self.decode(png).rgb()
+        #expect(ProbeMosaic(.rgb(original)) != nil, "the picture is too small for a mosaic: this test would not aim")
+        let result = try Self.convert(input, ["--to", format.rawValue, "--quality", "auto", "--target-score", "\(target)",
+                                              "--subsampling", "420"], in: dir)
+        let quality = try #require(result.file["quality"] as? Int)
+        let scored = try Self.score(result.output, against: original)
+        #expect(scored >= target, "\(format) quality \(quality) scores \(scored), below \(target)")
+        let setting = { (q: Int) in format.writer.traits.sizeModel?.sameSetting(as: q) ?? q...q }
+        let twoBelow = setting(setting(quality).lowerBound - 1).lowerBound - 1
+        guard twoBelow >= 1 else { return }
+        var settings = ConversionSettings()
+        settings.format = format
+        settings.quality = twoBelow
+        settings.subsampling = .s420
+        let lower = try ImagePipeline.prepare(png, settings: settings)
+        let lowerScore = try Self.score(lower.bytes, against: original)
+        #expect(lowerScore < target, "\(format): quality \(twoBelow) scores \(lowerScore) already; \(quality) was written")
+    }
+
     /// Every format's `--quality auto` output re-scored by the second reader (PyPI's independent port, within
     /// 3 points of the reference and of ours on photos: SSIMULACRA2SecondReaderTests): it too finds the target
     /// reached, to that tolerance.
@@ -258,19 +286,36 @@ import Testing
         #expect(!flat.reached && flat.quality == 100)
     }
 
-    /// A start predicted for the picture (its crop mosaic's answer): right, it settles in two trials; off,
-    /// the search still finds the same lowest quality.
-    @Test func aCloseStartSettlesInTwoTrials() {
+    /// The search aimed by a mosaic's curve (the whole picture scoring a few points below its mosaic, by an
+    /// amount the search does not know): one trial when the mosaic's answer lands within a step of the
+    /// target, two when it does not; the answer always reaches the target and is the lowest quality that
+    /// does or one above it; a curve the mosaic got wrong still ends at the exact answer.
+    @Test func aSearchAimedByTheMosaicSettlesInOneOrTwoTrials() {
         let model = ScoreModel(qualityAt80: 70, pointsPerQuality: 0.6)
-        let curve = { (q: Int) in min(100, 20 + 0.8 * Double(q)) }   // 80 first reached at 75
-        let trial = { (q: Int) in ([UInt8](repeating: 0, count: q), curve(q)) }
-        let exact = searchScore(floor: 1, ceiling: 100, target: 80, model: model, start: 75, startIsClose: true, trial: trial)
-        #expect(exact.quality == 75 && exact.trials == 2)
-        let below = searchScore(floor: 1, ceiling: 100, target: 80, model: model, start: 74, startIsClose: true, trial: trial)
-        #expect(below.quality == 75 && below.trials == 2)
-        for start in [60, 70, 73, 77, 90] {
-            let off = searchScore(floor: 1, ceiling: 100, target: 80, model: model, start: start, startIsClose: true, trial: trial)
-            #expect(off.quality == 75 && off.trials <= 5, "start \(start): \(off.trials) trials")
+        let mosaic = { (q: Int) in min(100, 20 + 0.8 * Double(q)) }
+        // What the mosaic's own search measured: around its answer for the target plus 2 (78 reaches 82.4).
+        let measured = Dictionary(uniqueKeysWithValues: [70, 76, 77, 78, 80].map { ($0, mosaic($0)) })
+        let curve = MosaicCurve(scores: measured, typicalSlope: model.pointsPerQuality)
+        for (offset, trialsAtMost) in [(2.2, 1), (2.0, 1), (1.0, 2), (3.5, 2), (6.0, 2), (-1.0, 2)] {
+            let whole = { (q: Int) in mosaic(q) - offset }
+            let lowest = (1...100).first { whole($0) >= 80 } ?? 100
+            let result = searchScoreAimed(floor: 1, ceiling: 100, target: 80, model: model, curve: curve, start: 78) { q in
+                ([UInt8](repeating: 0, count: q), whole(q))
+            }
+            #expect(result.reached && result.score >= 80, "offset \(offset)")
+            #expect(result.quality == lowest || result.quality == lowest + 1, "offset \(offset): \(result.quality), lowest \(lowest)")
+            #expect(result.trials <= trialsAtMost, "offset \(offset): \(result.trials) trials")
         }
+        // A whole picture twice as steep as its mosaic: the exact search finishes what the curve could not.
+        let steep = { (q: Int) in min(100, -40.5 + 1.6 * Double(q)) }
+        let result = searchScoreAimed(floor: 1, ceiling: 100, target: 80, model: model, curve: curve, start: 78) { q in
+            ([UInt8](repeating: 0, count: q), steep(q))
+        }
+        #expect(result.reached && result.quality == 76 && result.trials <= 5, "\(result.quality) in \(result.trials) trials")
+        // A target the whole picture never reaches: the ceiling, not reached.
+        let flat = searchScoreAimed(floor: 1, ceiling: 90, target: 80, model: model, curve: curve, start: 78) { q in
+            ([], 50 + Double(q) / 10)
+        }
+        #expect(!flat.reached && flat.quality == 90)
     }
 }

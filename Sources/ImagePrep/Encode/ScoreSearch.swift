@@ -23,15 +23,12 @@ public struct ScoreSearchResult: Sendable {
 ///   - giveUpAbove: a size no answer may reach (another encoder's answer): a quality that misses the
 ///     target at more bytes settles that no quality above it can win, and the search ends there.
 ///   - start: the first quality to try, when something better than the prior knows (another layout's answer).
-///   - startIsClose: `start` is a prediction for this very picture (its crop mosaic's answer), usually
-///     right or one off: when the first trial lands within a point of the target, the second is its
-///     neighbour, so a right guess settles in two trials.
-///   - known: trials already made, by quality: used, not counted, when the search asks for them.
+///   - known: trials already made, by quality: where the search starts from, not counted.
 ///   - trial: encodes and scores one quality.
 public func searchScore(
     floor: Int, ceiling: Int, target: Double, model: ScoreModel,
     sameSetting: (Int) -> ClosedRange<Int> = { $0...$0 }, giveUpAbove: Int? = nil, start: Int? = nil,
-    startIsClose: Bool = false, known: [Int: (bytes: [UInt8], score: Double)] = [:],
+    known: [Int: (bytes: [UInt8], score: Double)] = [:],
     trial: (Int) throws -> (bytes: [UInt8], score: Double)
 ) rethrows -> ScoreSearchResult {
     precondition(floor <= ceiling, "quality floor above ceiling")
@@ -72,8 +69,21 @@ public func searchScore(
             return (low + high) / 2
         }
     }
+    for (quality, made) in known.sorted(by: { $0.key < $1.key }) where (floor...ceiling).contains(quality) {
+        let range = sameSetting(quality).clamped(to: floor...ceiling)
+        for same in range { scores[same] = made.score }
+        encoded[quality] = made.bytes
+        if made.score >= target {
+            high = min(high, range.lowerBound)
+            encoded[range.lowerBound] = made.bytes
+        } else {
+            low = max(low, range.upperBound)
+            if let limit = giveUpAbove, made.bytes.count > limit { gaveUp = true }
+        }
+    }
     var q = start.map { min(max($0, floor), ceiling) } ?? model.firstGuess(target: target, in: floor...ceiling)
-    while high - low > 1 {
+    if high - low > 1 { q = clampInside(q) }
+    while !gaveUp, high - low > 1 {
         let range = sameSetting(q).clamped(to: floor...ceiling)
         let measured: (bytes: [UInt8], score: Double)
         if let made = known[q] { measured = made } else { measured = try trial(q); trials += 1 }
@@ -88,11 +98,7 @@ public func searchScore(
             if let limit = giveUpAbove, measured.bytes.count > limit { gaveUp = true; break }
         }
         guard high - low > 1 else { break }
-        if startIsClose, moves.count == 1, abs(measured.score - target) <= 1 {
-            q = measured.score >= target ? high - 1 : low + 1
-        } else {
-            q = clampInside(next(low: low, high: high))
-        }
+        q = clampInside(next(low: low, high: high))
     }
     if !gaveUp, high <= ceiling, let bytes = encoded[high], let score = scores[high] {
         return ScoreSearchResult(quality: high, bytes: bytes, score: score, reached: true, scores: scores, trials: trials)
@@ -127,36 +133,59 @@ struct ScoreSearch {
         let picture = job.picture
         let (metadata, notes) = job.metadata(for: picture)
         let scorer = try CandidateScorer(picture, profile: metadata.icc, maxPixels: job.settings.maxPixels, threads: job.threads)
-        func search(_ encoder: any ImageEncoding, giveUpAbove: Int? = nil, start: Int? = nil, startIsClose: Bool = false,
-                    ceiling: Int? = nil, known: [Int: (bytes: [UInt8], score: Double)] = [:]) throws -> ScoreSearchResult {
+        func search(_ encoder: any ImageEncoding, giveUpAbove: Int? = nil, start: Int? = nil, ceiling: Int? = nil,
+                    known: [Int: (bytes: [UInt8], score: Double)] = [:]) throws -> ScoreSearchResult {
             let input = picture.prepared(for: encoder)
             return try searchScore(floor: floor, ceiling: ceiling ?? job.settings.quality, target: target.score, model: model,
                                    sameSetting: Self.sameSetting(of: encoder), giveUpAbove: giveUpAbove, start: start,
-                                   startIsClose: startIsClose, known: known) { q in
+                                   known: known) { q in
                 let bytes = try encoder.encode(input, quality: q, metadata: metadata)
                 return (bytes, try scorer.score(bytes))
             }
         }
-        let predicted = try mosaicAnswer(metadata: metadata)
-        if let toBeat, let bytes = predicted?.bytes, bytes > Double(toBeat) * Self.outclassedAbove {
+        // The mosaic of each layout worth trying; the whole picture is tried in the one predicted smaller.
+        let layouts = [job.encoder] + (model.searchesChromaLayouts ? [alternative].compactMap { $0 } : [])
+        let probes = try layouts.indices.compactMap { index in
+            try mosaicProbe(layouts[index], metadata: metadata).map { (index: index, probe: $0) }
+        }
+        let chosen = probes.min { $0.probe.bytes < $1.probe.bytes }
+        if let toBeat, let bytes = chosen?.probe.bytes, bytes > Double(toBeat) * Self.outclassedAbove {
             throw OutclassedFormat(predictedBytes: Int(bytes), toBeat: toBeat)
         }
-        var best = try search(job.encoder, giveUpAbove: toBeat, start: predicted?.quality, startIsClose: predicted != nil)
-        var trials = best.trials
+        var best: ScoreSearchResult
+        var trials = 0
         var sizedOnly = 0   // encodes made to learn a size, never scored
-        if let alternative, best.reached, model.searchesChromaLayouts {
-            let (other, scored, sized) = try smaller(than: best, with: alternative, input: picture.prepared(for: alternative),
-                                              metadata: metadata, scorer: scorer) { q, known in
-                try search(alternative, start: q - 1, ceiling: q, known: known)
+        let other: (any ImageEncoding)?
+        if let chosen {
+            let encoder = layouts[chosen.index]
+            let input = picture.prepared(for: encoder)
+            best = try searchScoreAimed(floor: floor, ceiling: job.settings.quality, target: target.score, model: model,
+                                        curve: chosen.probe.curve, start: chosen.probe.quality,
+                                        sameSetting: Self.sameSetting(of: encoder), giveUpAbove: toBeat) { q in
+                let bytes = try encoder.encode(input, quality: q, metadata: metadata)
+                return (bytes, try scorer.score(bytes))
             }
-            trials += scored
-            sizedOnly = sized
-            if let other { best = other }
-        } else if let alternative, !best.reached {
-            // Bounded by the same size: a search that gave up at it need not be outdone in 4:4:4.
-            let other = try search(alternative, giveUpAbove: toBeat, start: best.quality)
-            trials += other.trials
-            if other.reached || other.score > best.score { best = other }
+            trials = best.trials
+            other = chosen.index == 0 ? alternative : job.encoder
+        } else {
+            best = try search(job.encoder, giveUpAbove: toBeat)
+            trials = best.trials
+            other = alternative
+            if let alternative, best.reached, model.searchesChromaLayouts {
+                let (smallerOne, scored, sized) = try smaller(than: best, with: alternative, input: picture.prepared(for: alternative),
+                                                              metadata: metadata, scorer: scorer) { q, known in
+                    try search(alternative, start: q - 1, ceiling: q, known: known)
+                }
+                trials += scored
+                sizedOnly = sized
+                if let smallerOne { best = smallerOne }
+            }
+        }
+        if let other, !best.reached {
+            // Bounded by the same size: a search that gave up at it need not be outdone in the other layout.
+            let second = try search(other, giveUpAbove: toBeat, start: best.quality)
+            trials += second.trials
+            if second.reached || second.score > best.score { best = second }
         }
         var written = notes
         if let budget = job.settings.budget, best.bytes.count > budget.maxBytes, let sizeModel = job.encoder.traits.sizeModel {
@@ -184,29 +213,41 @@ struct ScoreSearch {
         return prepared
     }
 
-    /// The quality the picture's crop mosaic (ProbeMosaic: a sixteenth of its pixels, at full resolution)
-    /// settles on in the same search, where scoring costs a sixteenth: crops keep the picture's texture at
+    /// What the picture's crop mosaic (ProbeMosaic: a sixteenth of its pixels, at full resolution) tells of
+    /// `encoder` in the same search, where scoring costs a sixteenth: crops keep the picture's texture at
     /// its scale, so the whole picture's answer is usually the same or one off. nil when the picture is too
-    /// small for a mosaic or the mosaic misses the target at every quality. Also the whole picture's
-    /// size that the mosaic's answer predicts.
-    func mosaicAnswer(metadata: ImageMetadata) throws -> (quality: Int, bytes: Double)? {
+    /// small for a mosaic or the mosaic misses the target at every quality.
+    func mosaicProbe(_ encoder: any ImageEncoding, metadata: ImageMetadata) throws -> MosaicProbe? {
         guard let mosaic = ProbeMosaic(job.picture) else { return nil }
-        let encoder = job.encoder.pictureEncoder
-        let input = mosaic.picture.prepared(for: encoder)
+        let pictureEncoder = encoder.pictureEncoder
+        let input = mosaic.picture.prepared(for: pictureEncoder)
         let scorer = try CandidateScorer(mosaic.picture, profile: metadata.icc, maxPixels: job.settings.maxPixels,
                                          threads: job.threads)
         // The profile alone: each decode is then read in the same colours as the reference.
         let colours = ImageMetadata(icc: metadata.icc)
         let aim = min(target.score + model.mosaicScoresAbove, 100)
+        var sizes: [Int: Int] = [:]
+        let sameSetting = Self.sameSetting(of: pictureEncoder)
         let answer = try searchScore(floor: floor, ceiling: job.settings.quality, target: aim, model: model,
-                                     sameSetting: Self.sameSetting(of: encoder)) { q in
-            let bytes = try encoder.encode(input, quality: q, metadata: colours)
+                                     sameSetting: sameSetting) { q in
+            let bytes = try pictureEncoder.encode(input, quality: q, metadata: colours)
+            sizes[q] = bytes.count
             return (bytes, try scorer.score(bytes))
         }
         guard answer.reached else { return nil }
+        // The mosaic's size where its curve crosses the aim, between its answer and the quality below: two
+        // layouts compared at their answers alone differ by a quality step's bytes (3-4% for JPEG) as often
+        // as by what sets them apart.
+        var mosaicBytes = Double(answer.bytes.count)
+        let below = sameSetting(answer.quality).lowerBound - 1
+        if let sBelow = answer.scores[below], let bBelow = sizes[below], answer.score > sBelow {
+            let share = min(max((aim - sBelow) / (answer.score - sBelow), 0), 1)
+            mosaicBytes = Double(bBelow) + share * Double(answer.bytes.count - bBelow)
+        }
         // Bytes per pixel of the mosaic, over the whole picture, with the metadata it will carry.
-        let pictureBytes = Double(max(answer.bytes.count - encoder.metadataBytes(colours), 0)) * mosaic.areaRatio
-        return (answer.quality, pictureBytes + Double(job.encoder.metadataBytes(metadata)))
+        let pictureBytes = max(mosaicBytes - Double(pictureEncoder.metadataBytes(colours)), 0) * mosaic.areaRatio
+        return MosaicProbe(quality: answer.quality, bytes: pictureBytes + Double(encoder.metadataBytes(metadata)),
+                           curve: MosaicCurve(scores: answer.scores, typicalSlope: model.pointsPerQuality, sameSetting: sameSetting))
     }
 
     /// The other chroma layout's answer, when it is smaller than `best` at the target (nil otherwise), and
@@ -256,6 +297,13 @@ struct ScoreSearch {
     static func formatted(_ score: Double) -> String {
         score == score.rounded() ? String(Int(score)) : String(format: "%.1f", score)
     }
+}
+
+/// A mosaic's answer for one encoder: its quality, the whole picture's size that predicts, and its curve.
+struct MosaicProbe {
+    let quality: Int
+    let bytes: Double
+    let curve: MosaicCurve
 }
 
 /// `--to auto`: this format's prediction is far larger than another format's answer, so it was not searched.
