@@ -24,7 +24,7 @@ struct AVIFFormatWriter: ImageFormatWriter {
 extension ScoreModel {
     /// libaom through libheif on six device photos at 2048 pixels: SSIMULACRA 2 reaches 80 at quality
     /// 70.7-82.7 (median 75), 0.3-0.7 points per quality there.
-    public static let avif = ScoreModel(qualityAt80: 75, pointsPerQuality: 0.5, fullChromaWhenMissed: true)
+    public static let avif = ScoreModel(qualityAt80: 75, pointsPerQuality: 0.5, fullChromaWhenMissed: true, mosaicScoresAbove: 1.5)
 }
 
 extension SizeModel {

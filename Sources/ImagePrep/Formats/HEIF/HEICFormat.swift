@@ -18,7 +18,7 @@ struct HEICFormatWriter: ImageFormatWriter {
 extension ScoreModel {
     /// x265 through libheif on six device photos at 2048 pixels: SSIMULACRA 2 reaches 80 at quality
     /// 47.3-54.7 (median 50), 0.7-1.1 points per quality there.
-    public static let heic = ScoreModel(qualityAt80: 50, pointsPerQuality: 0.9, fullChromaWhenMissed: true)
+    public static let heic = ScoreModel(qualityAt80: 50, pointsPerQuality: 0.9, fullChromaWhenMissed: true, mosaicScoresAbove: 1.7)
 }
 
 extension SizeModel {

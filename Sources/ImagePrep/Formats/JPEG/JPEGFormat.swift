@@ -72,7 +72,8 @@ extension ScoreModel {
     /// libjpeg at 4:2:0 on the 11 device photos at 2048 pixels: SSIMULACRA 2 reaches 80 at quality 74.6-86.3
     /// (median 82), 0.37-1.0 points per quality there (a steeper prior slope costs no more trials: 3.0 a
     /// picture, replayed on those curves); 4:4:4, tried too, reaches 80 1.6-6.1 qualities lower (median 3.4).
-    public static let jpeg = ScoreModel(qualityAt80: 82, pointsPerQuality: 0.9, searchesChromaLayouts: true, otherLayoutBelow: 3)
+    public static let jpeg = ScoreModel(qualityAt80: 82, pointsPerQuality: 0.9, searchesChromaLayouts: true, otherLayoutBelow: 3,
+                                        mosaicScoresAbove: 1.9)
 }
 
 extension OutputFormat {

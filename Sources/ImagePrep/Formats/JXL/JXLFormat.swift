@@ -44,7 +44,7 @@ struct JXLFormatWriter: ImageFormatWriter {
 extension ScoreModel {
     /// libjxl at effort 5 on six device photos at 2048 pixels: SSIMULACRA 2 reaches 80 at quality 74.5-89.4
     /// (median 85), 0.4-1.0 points per quality there.
-    public static let jxl = ScoreModel(qualityAt80: 85, pointsPerQuality: 0.8)
+    public static let jxl = ScoreModel(qualityAt80: 85, pointsPerQuality: 0.8, mosaicScoresAbove: 1.8)
 }
 
 extension SizeModel {

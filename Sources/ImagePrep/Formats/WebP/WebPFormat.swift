@@ -49,7 +49,7 @@ struct WebPFormatWriter: ImageFormatWriter {
 extension ScoreModel {
     /// libwebp on six device photos at 2048 pixels: SSIMULACRA 2 reaches 80 at quality 84-90 and above
     /// (median 87), about 0.8 points per quality there.
-    public static let webp = ScoreModel(qualityAt80: 87, pointsPerQuality: 0.8)
+    public static let webp = ScoreModel(qualityAt80: 87, pointsPerQuality: 0.8, mosaicScoresAbove: 1.9)
 }
 
 extension SizeModel {
