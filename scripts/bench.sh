@@ -935,11 +935,12 @@ metric_workload() {
   if [[ -z ${SSIMULACRA2:-} && -n ${SSIMULACRA2_SRC:-} ]]; then SSIMULACRA2=$("$REPO/scripts/build-ssimulacra2.sh" "$SSIMULACRA2_SRC") || SSIMULACRA2=; fi
   ((BENCH_QUIET_WAIT > 0)) && wait_quiet
   trial=$("$O/ssim2-trial" "$O/a.ppm" "$O/b.ppm" 5) || die "metric: ssim2-trial failed"
-  # timed NAME CMD... : appends "wall user+sys maxrss_kb" of one run to the array NAME
-  timed() { local -n into=$1; shift; out=$( { /usr/bin/time -f '%e %U %S %M' "$@" >/dev/null; } 2>&1 | tail -1); into+=("$(awk '{printf "%s %.2f %d", $1, $2 + $3, $4}' <<<"$out")"); }
+  # metric_timed NAME CMD... : appends "wall user+sys maxrss_kb" of one run to the array NAME (bash
+  # functions are global: named apart from the cache and stream workloads' `timed`)
+  metric_timed() { local -n into=$1; shift; out=$( { /usr/bin/time -f '%e %U %S %M' "$@" >/dev/null; } 2>&1 | tail -1); into+=("$(awk '{printf "%s %.2f %d", $1, $2 + $3, $4}' <<<"$out")"); }
   for ((i = 0; i < BENCH_RUNS; i++)); do
-    timed ours "$IMGPREP" compare "$O/a.png" "$O/a.jpg"
-    [[ -n ${SSIMULACRA2:-} && -x $SSIMULACRA2 ]] && timed ref "$SSIMULACRA2" "$O/a.png" "$O/a.jpg"
+    metric_timed ours "$IMGPREP" compare "$O/a.png" "$O/a.jpg"
+    [[ -n ${SSIMULACRA2:-} && -x $SSIMULACRA2 ]] && metric_timed ref "$SSIMULACRA2" "$O/a.png" "$O/a.jpg"
   done
   col() { printf '%s\n' "${@:2}" | awk -v c="$1" '{print $c}' | median; }
   local size ms1 ms2 mp
