@@ -14,22 +14,23 @@ struct MosaicCurve {
     func score(_ quality: Int) -> Double {
         if let measured = scores[quality] { return measured }
         let below = scores.keys.filter { $0 < quality }.sorted(), above = scores.keys.filter { $0 > quality }.sorted()
-        func along(_ a: Int, _ b: Int?, from q: Int) -> Double {
+        /// From the measured quality `a` along the slope from `b` to it (the typical slope without `b`).
+        func along(_ a: Int, _ b: Int?) -> Double {
             var slope = typicalSlope
             if let b, let sa = scores[a], let sb = scores[b], a != b {
                 let measured = (sb - sa) / Double(b - a)
                 if measured > 0.05 { slope = measured }
             }
-            return (scores[a] ?? 0) + slope * Double(quality - q)
+            return (scores[a] ?? 0) + slope * Double(quality - a)
         }
         switch (below.last, above.first) {
         case let (low?, high?):
             let (sLow, sHigh) = (scores[low] ?? 0, scores[high] ?? 0)
             return sLow + (sHigh - sLow) * Double(quality - low) / Double(high - low)
         case let (low?, nil):
-            return along(low, below.dropLast().last, from: low)
+            return along(low, below.dropLast().last)
         case let (nil, high?):
-            return along(high, above.dropFirst().first, from: high)
+            return along(high, above.dropFirst().first)
         default:
             return 80 + typicalSlope * Double(quality - 80)
         }

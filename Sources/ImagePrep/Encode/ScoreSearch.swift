@@ -133,20 +133,32 @@ struct ScoreSearch {
         let picture = job.picture
         let (metadata, notes) = job.metadata(for: picture)
         let scorer = try CandidateScorer(picture, profile: metadata.icc, maxPixels: job.settings.maxPixels, threads: job.threads)
-        func search(_ encoder: any ImageEncoding, giveUpAbove: Int? = nil, start: Int? = nil, ceiling: Int? = nil,
-                    known: [Int: (bytes: [UInt8], score: Double)] = [:]) throws -> ScoreSearchResult {
+        /// One trial of the whole picture: `encoder`'s encode at a quality, and its score.
+        func trial(_ encoder: any ImageEncoding) -> (Int) throws -> (bytes: [UInt8], score: Double) {
             let input = picture.prepared(for: encoder)
-            return try searchScore(floor: floor, ceiling: ceiling ?? job.settings.quality, target: target.score, model: model,
-                                   sameSetting: Self.sameSetting(of: encoder), giveUpAbove: giveUpAbove, start: start,
-                                   known: known) { q in
+            return { q in
                 let bytes = try encoder.encode(input, quality: q, metadata: metadata)
                 return (bytes, try scorer.score(bytes))
             }
         }
-        // The mosaic of each layout worth trying; the whole picture is tried in the one predicted smaller.
+        func search(_ encoder: any ImageEncoding, giveUpAbove: Int? = nil, start: Int? = nil, ceiling: Int? = nil,
+                    known: [Int: (bytes: [UInt8], score: Double)] = [:]) throws -> ScoreSearchResult {
+            try searchScore(floor: floor, ceiling: ceiling ?? job.settings.quality, target: target.score, model: model,
+                            sameSetting: Self.sameSetting(of: encoder), giveUpAbove: giveUpAbove, start: start,
+                            known: known, trial: trial(encoder))
+        }
+        // The mosaic of each layout worth trying (one mosaic and one reference for all of them); the whole
+        // picture is tried in the layout predicted smaller.
         let layouts = [job.encoder] + (model.searchesChromaLayouts ? [alternative].compactMap { $0 } : [])
-        let probes = try layouts.indices.compactMap { index in
-            try mosaicProbe(layouts[index], metadata: metadata).map { (index: index, probe: $0) }
+        var probes: [(index: Int, probe: MosaicProbe)] = []
+        if let mosaic = ProbeMosaic(picture) {
+            let mosaicScorer = try CandidateScorer(mosaic.picture, profile: metadata.icc, maxPixels: job.settings.maxPixels,
+                                                   threads: job.threads)
+            for (index, layout) in layouts.enumerated() {
+                if let probe = try mosaicProbe(layout, on: mosaic, scorer: mosaicScorer, metadata: metadata) {
+                    probes.append((index, probe))
+                }
+            }
         }
         let chosen = probes.min { $0.probe.bytes < $1.probe.bytes }
         if let toBeat, let bytes = chosen?.probe.bytes, bytes > Double(toBeat) * Self.outclassedAbove {
@@ -158,13 +170,9 @@ struct ScoreSearch {
         let other: (any ImageEncoding)?
         if let chosen {
             let encoder = layouts[chosen.index]
-            let input = picture.prepared(for: encoder)
             best = try searchScoreAimed(floor: floor, ceiling: job.settings.quality, target: target.score, model: model,
                                         curve: chosen.probe.curve, start: chosen.probe.quality,
-                                        sameSetting: Self.sameSetting(of: encoder), giveUpAbove: toBeat) { q in
-                let bytes = try encoder.encode(input, quality: q, metadata: metadata)
-                return (bytes, try scorer.score(bytes))
-            }
+                                        sameSetting: Self.sameSetting(of: encoder), giveUpAbove: toBeat, trial: trial(encoder))
             trials = best.trials
             other = chosen.index == 0 ? alternative : job.encoder
         } else {
@@ -215,14 +223,12 @@ struct ScoreSearch {
 
     /// What the picture's crop mosaic (ProbeMosaic: a sixteenth of its pixels, at full resolution) tells of
     /// `encoder` in the same search, where scoring costs a sixteenth: crops keep the picture's texture at
-    /// its scale, so the whole picture's answer is usually the same or one off. nil when the picture is too
-    /// small for a mosaic or the mosaic misses the target at every quality.
-    func mosaicProbe(_ encoder: any ImageEncoding, metadata: ImageMetadata) throws -> MosaicProbe? {
-        guard let mosaic = ProbeMosaic(job.picture) else { return nil }
+    /// its scale, so the whole picture's answer is usually the same or one off. nil when the mosaic misses
+    /// the target at every quality. `scorer` scores encodes of the mosaic.
+    func mosaicProbe(_ encoder: any ImageEncoding, on mosaic: ProbeMosaic, scorer: CandidateScorer,
+                     metadata: ImageMetadata) throws -> MosaicProbe? {
         let pictureEncoder = encoder.pictureEncoder
         let input = mosaic.picture.prepared(for: pictureEncoder)
-        let scorer = try CandidateScorer(mosaic.picture, profile: metadata.icc, maxPixels: job.settings.maxPixels,
-                                         threads: job.threads)
         // The profile alone: each decode is then read in the same colours as the reference.
         let colours = ImageMetadata(icc: metadata.icc)
         let aim = min(target.score + model.mosaicScoresAbove, 100)
