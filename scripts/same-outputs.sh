@@ -17,6 +17,7 @@ for bin in "$old" "$new"; do [[ -x $bin ]] || { echo "$0: $bin is not an executa
 root=$(cd "$(dirname "$0")/.." && pwd)
 corpus=${IMGPREP_CORPUS:-$root/../shared/corpus}
 [[ -d $corpus ]] || { echo "$0: no corpus at $corpus (set IMGPREP_CORPUS)" >&2; exit 2; }
+corpus=$(realpath "$corpus")
 command -v jq >/dev/null || { echo "$0: needs jq (make deps)" >&2; exit 2; }
 work=$(mktemp -d)
 [[ ${SAME_OUTPUTS_KEEP:-} == 1 ]] && echo "work folder: $work" || trap 'rm -rf "$work"' EXIT
@@ -25,6 +26,7 @@ work=$(mktemp -d)
 mapfile -t inputs < <(find "$corpus/heic" "$corpus/jpeg" "$corpus/avif" "$corpus/broken" "$root/Tests/Fixtures" \
   -type f \( -iname '*.heic' -o -iname '*.heif' -o -iname '*.hif' -o -iname '*.avif' -o -iname '*.avifs' -o -iname '*.jpg' \
   -o -iname '*.jpeg' -o -iname '*.png' -o -iname '*.webp' -o -iname '*.gif' -o -iname '*.jxl' \) -not -path '*/fuzz/*' | sort)
+# (The set names carry {hash}: the broken corpus holds two files of one stem.)
 # The expensive modes run on the photos of the corpus only, at a smaller size.
 mapfile -t photos < <(find "$corpus/heic" "$corpus/jpeg" -type f -size +100k | sort)
 
@@ -42,7 +44,7 @@ runs=(
   "budget-jpeg|compress --max-bytes 150KB"
   "budget-webp|compress --to webp --max-bytes 60KB --max-dimension 1536"
   "budget-avif|compress --to avif --max-bytes 40KB --max-dimension 1024"
-  "set|convert --to avif,webp,jpeg --widths 320,640,1280 --manifest MANIFEST"
+  "set|convert --to avif,webp,jpeg --widths 320,640,1280 --name {name}-{width}-{hash}.{ext} --manifest MANIFEST"
 )
 photo_runs=(
   "quality-auto-jpeg|convert --to jpeg --quality auto --max-dimension 1024"
