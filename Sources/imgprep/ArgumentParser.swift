@@ -168,13 +168,26 @@ struct ParsedArguments {
                 values[option.long] = try parse(text)
             } catch {
                 switch error {
-                case .expected(let what):
-                    throw UsageError(description: "invalid value '\(text)' for '--\(option.long)': expected \(what); see 'imgprep \(spec.name) --help'")
+                case .expected(let what, let hint):
+                    // As for a mistyped option: "...; did you mean 'webp'? see ...", "...; for bytes write 1MB; see ...".
+                    let advice = (hint ?? Self.nearestValue(to: text, of: option)).map { "; \($0)" + ($0.hasSuffix("?") ? " " : "; ") } ?? "; "
+                    throw UsageError(description: "invalid value '\(text)' for '--\(option.long)': expected \(what)\(advice)see 'imgprep \(spec.name) --help'")
                 case .message(let message):
                     throw UsageError(description: "\(message); see 'imgprep \(spec.name) --help'")
                 }
             }
         }
+    }
+
+    /// "did you mean 'webp'?" for a mistyped listed value (`--to wepb`), or for the first mistyped name
+    /// of a list (`--to avif,wepb`); names the option's parser takes on their own (`jpg`) are not typos.
+    private static func nearestValue(to text: String, of option: OptionSpec) -> String? {
+        guard !option.values.isEmpty else { return nil }
+        for piece in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+            if (try? option.parse?(piece)) != nil { continue }
+            if let nearest = Spelling.nearest(piece, among: option.values) { return "did you mean '\(nearest)'?" }
+        }
+        return nil
     }
 
     /// The option's value, nil when it was not given (or the command does not take it).
@@ -202,16 +215,21 @@ enum Spelling {
         return best.candidate
     }
 
-    /// Levenshtein distance: insertions, deletions and substitutions of one character each count 1.
+    /// Edit distance (optimal string alignment): inserting, deleting or changing a character, or swapping
+    /// two neighbours (`wepb` for `webp`, the commonest typo), each count 1.
     static func distance(_ a: String, _ b: String) -> Int {
         let a = Array(a), b = Array(b)
         guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) }
-        var previous = Array(0...b.count)
+        var beforePrevious: [Int] = [], previous = Array(0...b.count)
         for i in 1...a.count {
             var current = [i] + [Int](repeating: 0, count: b.count)
             for j in 1...b.count {
                 current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    current[j] = min(current[j], beforePrevious[j - 2] + 1)
+                }
             }
+            beforePrevious = previous
             previous = current
         }
         return previous[b.count]

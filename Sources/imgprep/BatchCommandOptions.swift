@@ -211,6 +211,10 @@ struct BatchCommandOptions {
         }
         if report == .json { throw UsageError(description: "--json prints on standard output, which -o - gives to the picture; \(see)") }
         if batch.inPlace || batch.dryRun { throw UsageError(description: "-o - cannot be used with \(batch.inPlace ? "--in-place" : "--dry-run"); \(see)") }
+        // As gzip and zstd do: a picture's bytes on a terminal are garbage, and can leave it in a bad state.
+        if isatty(STDOUT_FILENO) != 0 {
+            throw UsageError(description: "-o - writes the picture's bytes to standard output, which is a terminal; redirect it (> out.jpg) or pipe it on (| next-command), or write a file with -o NAME; \(see)")
+        }
         if paths == ["-"], isatty(STDIN_FILENO) != 0 {
             throw UsageError(description: "- reads the picture from standard input, which is a terminal; pipe a file in (< photo.heic); \(see)")
         }

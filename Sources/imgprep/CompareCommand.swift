@@ -16,7 +16,8 @@ struct CompareCommand: Command {
         the worse score counts. The score is printed with three decimals. Pictures are at least 8x8. When \
         DISTORTED is smaller or larger (an upload made with convert --max-dimension), ORIGINAL is resized to \
         its size with convert's resampler first, and a line on standard error says so; pictures of a \
-        different aspect ratio are refused (exit 2).
+        different aspect ratio are refused (exit 2). Either file may be - for standard input \
+        (imgprep convert photo.heic -o - | imgprep compare photo.heic -).
         """,
         exitStatus: ExitStatus.compare)
 
@@ -30,12 +31,13 @@ struct CompareCommand: Command {
         }
         original = arguments.positionals[0]
         distorted = arguments.positionals[1]
+        try StandardInput.check([original, distorted], command: "compare")
         json = arguments[.json]
     }
 
     func run() async -> Int32 {
         @Sendable func load(_ path: String) -> Result<ImageComparison.Picture, ImagePrepError> {
-            Result { try ImageComparison.decode(try InputFile.read(path)) }
+            Result { try ImageComparison.decode(try StandardInput.readFileOr(path)) }
                 .mapError { ImagePrepError.failed(at: .decode, $0, otherwise: .io) }
         }
         // The two decodes side by side, then the score on every core (it uses two at most). As one after

@@ -9,7 +9,7 @@ struct CompressCommand: Command {
         abstract: "write each image as the highest-quality \(Formats.list(formats.map(\.writer.displayName))) that fits a byte budget",
         usage: "imgprep compress --max-bytes SIZE [options] FILE...",
         options: [
-            Option.maxBytes.described("the budget, metadata included: 250000, 250000B, 500KB, 1.5MB (x1000), 512KiB, 1MiB (x1024)"),
+            Option.maxBytes.described("the budget, metadata included: 250000, 250000B, 500KB or 500k, 1.5MB or 1.5M (x1000), 512KiB, 1MiB (x1024); a lowercase b is a bit, refused"),
             Option.format(among: formats, "output format: \(Formats.list(formats.map(\.rawValue)))"),
             Option.quality.described("highest quality the search may use, or auto: the lowest that reaches --target-score within the budget", default: "95"),
             Option.targetScore, Option.autoFormats,

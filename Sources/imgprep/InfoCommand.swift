@@ -7,7 +7,8 @@ struct InfoCommand: Command {
         abstract: "show what an image is and what it holds: format, brands, size, depth, alpha, orientation, colour, EXIF/GPS, images inside",
         usage: "imgprep info [--json] FILE...",
         options: [Flag.json.described("print one JSON object per file on standard output"), Flag.help],
-        examples: ["imgprep info IMG_0001.heic", "imgprep info --json photos/*.jpg"],
+        examples: ["imgprep info IMG_0001.heic", "imgprep info --json photos/*.jpg", "curl -s https://example.com/a.jpg | imgprep info -"],
+        discussion: "Each FILE is a path, an http(s) or data: URL, or - for the picture on standard input.",
         exitStatus: ExitStatus.info)
 
     let paths: [String]
@@ -18,6 +19,7 @@ struct InfoCommand: Command {
             throw UsageError(description: "info needs at least one file; see 'imgprep info --help'")
         }
         paths = arguments.positionals
+        try StandardInput.check(paths, command: "info")
         json = arguments[.json]
     }
 
@@ -49,6 +51,8 @@ struct InfoCommand: Command {
             do {
                 let bytes: [UInt8]
                 switch InputSource.classify(argument) {
+                case .path(let local) where local == "-":
+                    bytes = try StandardInput.readFileOr("-")
                 case .path(let local):
                     bytes = try InputFile.read(local)
                 case .remote(let remote):

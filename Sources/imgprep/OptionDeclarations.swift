@@ -91,7 +91,14 @@ extension Option<Int> {
 
 extension Option<BudgetChoice> {
     static let maxBytes = Option("max-bytes", nil, "SIZE", "search for the highest quality that fits SIZE (see compress); with --widths also per width: 480:40KB,960:120KB",
-                                 ValueParser(expected: "a size such as 250000, 500KB, 1.5MB or 1MiB", BudgetChoice.init(parsing:)))
+                                 ValueParser { text throws(InvalidValue) in
+        guard let budget = BudgetChoice(parsing: text) else {
+            // A size in bits anywhere in the list (`1Mb`, `480:40kb`) gets the spelling in bytes.
+            let sizes = text.split(separator: ",").map { String($0.split(separator: ":").last ?? "") }
+            throw .expected("a size such as 250000, 500KB, 1.5MB, 1M or 1MiB", hint: sizes.lazy.compactMap(ByteSize.hint(for:)).first)
+        }
+        return budget
+    })
 }
 
 extension Option<String> {

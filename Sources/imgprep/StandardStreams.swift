@@ -83,3 +83,24 @@ final class StandardStream: Sendable {
         }
     }
 }
+
+/// `-` among the files `info` and `compare` read: the picture on standard input.
+enum StandardInput {
+    /// `-` may be given once (standard input is read to its end), and not from a terminal, where nothing
+    /// would come until the user typed a picture.
+    static func check(_ paths: [String], command: String) throws {
+        let see = "see 'imgprep \(command) --help'"
+        guard paths.contains("-") else { return }
+        if paths.count(where: { $0 == "-" }) > 1 {
+            throw UsageError(description: "- (standard input) can be read once; give the other picture as a file; \(see)")
+        }
+        if isatty(STDIN_FILENO) != 0 {
+            throw UsageError(description: "- reads the picture from standard input, which is a terminal; pipe a file in (< photo.heic); \(see)")
+        }
+    }
+
+    /// The file at `path`, or for `-` everything on standard input, bounded as a file is.
+    static func readFileOr(_ path: String) throws -> [UInt8] {
+        path == "-" ? try InputFile.readStream(STDIN_FILENO) : try InputFile.read(path)
+    }
+}

@@ -1,9 +1,10 @@
 import ImagePrep
 
 /// Why an option's value was refused: what was expected (the parser's message quotes the token and the
-/// option), or a whole message of the value's own (a shard spec explains itself).
+/// option) with, where the token shows what was meant, the spelling that works; or a whole message of the
+/// value's own (a shard spec explains itself).
 enum InvalidValue: Error {
-    case expected(String)
+    case expected(String, hint: String? = nil)
     case message(String)
 }
 
@@ -31,9 +32,13 @@ extension ValueParser<Int> {
         }
     }
 
-    /// A byte count as users write it (`500KB`, `2GiB`, see ByteSize); `examples` for the message.
+    /// A byte count as users write it (`500KB`, `2GiB`, see ByteSize); `examples` for the message, and
+    /// for a size in bits (`1Mb`) the spelling in bytes.
     static func byteSize(_ examples: String) -> ValueParser {
-        ValueParser(expected: "a size such as \(examples)", ByteSize.parse)
+        ValueParser { text throws(InvalidValue) in
+            guard let bytes = ByteSize.parse(text) else { throw .expected("a size such as \(examples)", hint: ByteSize.hint(for: text)) }
+            return bytes
+        }
     }
 }
 

@@ -180,6 +180,9 @@ import Testing
         // A budget option given without --max-bytes is still checked, not ignored.
         (["convert", "--search", "fast", "x.heic"], "invalid value 'fast' for '--search'"),
         (["frobnicate"], "unknown command 'frobnicate'"),
+        // What to type instead: the nearest listed value, the size in bytes.
+        (["convert", "--to", "wepb", "x.heic"], "expected jpeg, png, webp, jxl, avif, heic or auto; did you mean 'webp'? see 'imgprep convert --help'"),
+        (["compress", "--max-bytes", "1Mb", "x.jpg"], "a lowercase b is a bit ('1Mb' is megabits); for bytes write 1MB; see 'imgprep compress --help'"),
     ])
     func usageErrorsNameTheTokenAndExit2(arguments: [String], message: String) throws {
         let run = try TestSupport.imgprep(arguments)

@@ -44,6 +44,49 @@ struct PipeTests {
         #expect(none.isEmpty)
     }
 
+    /// Runs `COMMAND` in a shell on a pseudo-terminal (util-linux `script`), so what the shell leaves
+    /// unredirected is a terminal; stdout is what the terminal showed.
+    static func onATerminal(_ command: String, in dir: URL) throws -> TestSupport.Run {
+        try TestSupport.run("script", ["-q", "-e", "-c", command, "/dev/null"], input: Data(), cwd: dir)
+    }
+
+    /// As gzip and zstd do: `-o -` to a terminal is refused before anything is read or written.
+    @Test func standardOutputOnATerminalIsRefusedWithAHint() throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let refused = try Self.onATerminal("'\(TestSupport.binary)' convert --to jpeg - -o - < '\(Self.heic)'", in: dir)
+        #expect(refused.status == 2, "\(refused.stdout)")
+        #expect(refused.stdout == "imgprep: -o - writes the picture's bytes to standard output, which is a terminal; redirect it (> out.jpg) or pipe it on (| next-command), or write a file with -o NAME; see 'imgprep convert --help'\r\n",
+                "\(refused.stdout)")
+        // The same run with standard output redirected, on the same terminal otherwise, writes the picture.
+        let redirected = try Self.onATerminal("'\(TestSupport.binary)' convert --to jpeg - -o - < '\(Self.heic)' > out.jpg", in: dir)
+        #expect(redirected.status == 0, "\(redirected.stdout)")
+        #expect(try TestSupport.bytes(dir.appendingPathComponent("out.jpg").path).starts(with: [0xFF, 0xD8, 0xFF]))
+    }
+
+    /// `info -` and `compare - FILE` read standard input: the same report as for the file, named `-`.
+    @Test func infoAndCompareReadStandardInput() throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let quoted = "'\(TestSupport.binary)'"
+        let piped = try TestSupport.run("sh", ["-c", "\(quoted) info - < '\(Self.heic)'"], cwd: dir)
+        let named = try TestSupport.imgprep(["info", Self.heic])
+        #expect(piped.status == 0 && named.status == 0, "\(piped.stderr)")
+        #expect(piped.stdout.hasPrefix("-:\n") && piped.stdout.contains("format:"), "\(piped.stdout)")
+        #expect(piped.stdout.dropFirst(2) == named.stdout.dropFirst(Self.heic.count + 1))
+        let jpeg = dir.appendingPathComponent("x.jpg").path
+        #expect(try TestSupport.imgprep(["convert", "--to", "jpeg", Self.heic, "-o", jpeg]).status == 0)
+        let scoredPiped = try TestSupport.run("sh", ["-c", "\(quoted) compare --json - '\(jpeg)' < '\(Self.heic)'"], cwd: dir)
+        let scoredNamed = try TestSupport.imgprep(["compare", "--json", Self.heic, jpeg])
+        #expect(scoredPiped.status == 0 && !scoredPiped.stdout.isEmpty && scoredPiped.stdout == scoredNamed.stdout, "\(scoredPiped.stderr)")
+        // Standard input is read once; a terminal is refused before anything is read.
+        let twice = try TestSupport.imgprep(["compare", "-", "-"], input: Data())
+        #expect(twice.status == 2 && twice.stderr.contains("- (standard input) can be read once"), "\(twice.stderr)")
+        let terminal = try Self.onATerminal("\(quoted) info -", in: dir)
+        #expect(terminal.status == 2 && terminal.stdout.hasPrefix("imgprep: - reads the picture from standard input, which is a terminal; pipe a file in (< photo.heic); see 'imgprep info --help'"),
+                "\(terminal.stdout)")
+    }
+
     @Test func whatCannotBeOnePictureOnStandardOutputIsAUsageError() throws {
         let dir = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -12,7 +12,7 @@ struct TruncatedJPEGTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         for command in [["convert", "--to", "png"], ["compress", "--max-bytes", "1MB"]] {
             let run = try TestSupport.imgprep(command + [Self.cut, "-o", dir.path])
-            #expect(run.status == 1 && run.stderr.contains("truncated.jpg: decode: libjpeg: Premature end of JPEG file"), "\(run.stderr)")
+            #expect(run.status == 1 && run.stderr.contains("truncated.jpg: decode: libjpeg: Premature end of JPEG file; the file ends early: --allow-truncated writes what arrived, the missing rows grey\n"), "\(run.stderr)")
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
     }

@@ -45,7 +45,17 @@ import Testing
         #expect(perWidth.all == nil && perWidth.perWidth.map(\.width) == [480, 960])
         #expect(perWidth.perWidth.map(\.budget.maxBytes) == [40_000, 122_880])
         #expect(usageError(["--max-bytes", "1mbytes", "x.jpg"], spec: CompressCommand.spec)
-            == "invalid value '1mbytes' for '--max-bytes': expected a size such as 250000, 500KB, 1.5MB or 1MiB; see 'imgprep compress --help'")
+            == "invalid value '1mbytes' for '--max-bytes': expected a size such as 250000, 500KB, 1.5MB, 1M or 1MiB; see 'imgprep compress --help'")
+        // The spellings people type: a prefix alone is the SI unit; a lowercase b is a bit, refused with the spelling in bytes.
+        #expect(try compress(["--max-bytes", "1M"])[.maxBytes]?.all?.maxBytes == 1_000_000)
+        #expect(try compress(["--max-bytes", "200k"])[.maxBytes]?.all?.maxBytes == 200_000)
+        #expect(try compress(["--max-bytes", "1.5m"])[.maxBytes]?.all?.maxBytes == 1_500_000)
+        #expect(usageError(["--max-bytes", "1Mb", "x.jpg"], spec: CompressCommand.spec)
+            == "invalid value '1Mb' for '--max-bytes': expected a size such as 250000, 500KB, 1.5MB, 1M or 1MiB; a lowercase b is a bit ('1Mb' is megabits); for bytes write 1MB; see 'imgprep compress --help'")
+        #expect(usageError(["--max-bytes", "480:40kb,960:120KB", "x.jpg"], spec: CompressCommand.spec)
+            == "invalid value '480:40kb,960:120KB' for '--max-bytes': expected a size such as 250000, 500KB, 1.5MB, 1M or 1MiB; a lowercase b is a bit ('40kb' is kilobits); for bytes write 40kB; see 'imgprep compress --help'")
+        #expect(usageError(["--max-input-size", "2mib"])
+            == "invalid value '2mib' for '--max-input-size': expected a size such as 500MB or 2GiB; a lowercase b is a bit ('2mib' is mebibits); for bytes write 2MiB; see 'imgprep convert --help'")
         #expect(usageError(["--memory-limit", "lots"]).hasPrefix("invalid value 'lots' for '--memory-limit': expected a size such as 1500MB or 4GiB"))
     }
 
@@ -56,6 +66,14 @@ import Testing
         // compress writes the lossy formats only: its --to lists them.
         #expect(usageError(["--to", "png", "--max-bytes", "1MB"], spec: CompressCommand.spec)
             == "invalid value 'png' for '--to': expected jpeg, webp, jxl, avif, heic or auto; see 'imgprep compress --help'")
+        // A mistyped listed value gets the nearest one, alone or in a list; a swapped pair of letters is one typo.
+        #expect(usageError(["--to", "wepb"])
+            == "invalid value 'wepb' for '--to': expected jpeg, png, webp, jxl, avif, heic or auto; did you mean 'webp'? see 'imgprep convert --help'")
+        #expect(usageError(["--to", "jpg,avfi"]).contains("; did you mean 'avif'? see 'imgprep convert --help'"))
+        #expect(usageError(["--quality", "atuo"]).contains("; did you mean 'auto'? see"))
+        #expect(usageError(["--hdr", "dorp"]).contains("expected keep or drop; did you mean 'drop'? see"))
+        #expect(usageError(["--fit", "cuver"]).contains("did you mean 'cover'?"))
+        #expect(!usageError(["--to", "tiff"]).contains("did you mean"))
         #expect(usageError(["--to", "gif"]) == "invalid value 'gif' for '--to': expected jpeg, png, webp, jxl, avif, heic or auto; see 'imgprep convert --help'")
         #expect(try convert(["--to", "auto"])[.to] == .auto)
     }

@@ -187,8 +187,15 @@ public enum ImageInspector {
         description.comments = metadata.comments.map { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
     }
 
-    /// The profile's 'desc' text, or "unnamed".
+    /// The profile's 'desc' text, or "unnamed". Only what comes before a NUL: writers end the text with
+    /// one, or several, inside the length they give (`"sRGB IEC61966-2.1\0"`), and what follows is padding.
     static func iccDescription(_ icc: [UInt8]) -> String {
+        let text = iccDescriptionText(icc)
+        let shown = String(text.unicodeScalars.prefix { $0 != "\0" })
+        return shown.isEmpty ? "unnamed" : shown
+    }
+
+    private static func iccDescriptionText(_ icc: [UInt8]) -> String {
         guard icc.count >= 132 else { return "unnamed" }
         func u32(_ o: Int) -> Int { o + 4 <= icc.count ? Int(icc[o]) << 24 | Int(icc[o + 1]) << 16 | Int(icc[o + 2]) << 8 | Int(icc[o + 3]) : 0 }
         let count = min(u32(128), 100)

@@ -13,6 +13,10 @@ public struct JPEGDecoder: ImageDecoding {
     /// The stored pixels (EXIF Orientation is left to the pipeline), as 4:2:0 planes when asked and the
     /// file has them at full size, else RGB, decoded smaller when the pipeline shrinks a lot anyway.
     public func decode(_ file: [UInt8], options: DecodeOptions) throws -> DecodedImage {
+        try Self.namingAllowTruncated { try decodeWhole(file, options: options) }
+    }
+
+    private func decodeWhole(_ file: [UInt8], options: DecodeOptions) throws -> DecodedImage {
         let header = try header(of: file)
         try checkPixelCap(header, options: options)
         var (metadata, warnings) = JPEGMarkers.metadata(in: file)
@@ -56,8 +60,21 @@ public struct JPEGDecoder: ImageDecoding {
     /// Throws what decoding would throw for damaged picture data (truncated, corrupt), without making
     /// pixels: for files passed on or transformed without a decode.
     public static func checkIntegrity(of file: [UInt8]) throws {
-        try callCodec("libjpeg") { err, errlen in
-            file.withUnsafeBufferPointer { cic_jpeg_check($0.baseAddress, $0.count, err, errlen) }
+        try namingAllowTruncated {
+            try callCodec("libjpeg") { err, errlen in
+                file.withUnsafeBufferPointer { cic_jpeg_check($0.baseAddress, $0.count, err, errlen) }
+            }
+        }
+    }
+
+    /// libjpeg's "Premature end of JPEG file" with what the user can do about it: phones and half-finished
+    /// downloads leave such files, and most of their picture is usually there.
+    static func namingAllowTruncated<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch var error as ImagePrepError where error.description.contains("Premature end of JPEG file") {
+            error.description += "; the file ends early: --allow-truncated writes what arrived, the missing rows grey"
+            throw error
         }
     }
 
