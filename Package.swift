@@ -55,7 +55,8 @@ let package = Package(
         .executableTarget(name: "imgprep", dependencies: ["ImagePrep"], path: "Sources/imgprep"),
         // imgprep too: the option parser is unit-tested (`@testable import imgprep`); the CLI tests run the binary.
         .testTarget(
-            name: "ImagePrepTests", dependencies: ["ImagePrep", "imgprep"], path: "Tests/ImagePrepTests"),
+            name: "ImagePrepTests", dependencies: ["ImagePrep", "imgprep"], path: "Tests/ImagePrepTests",
+            swiftSettings: [.unsafeFlags(["-Onone"])]),
     ],
     swiftLanguageModes: [.v6]
 )
