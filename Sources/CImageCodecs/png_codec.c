@@ -344,8 +344,52 @@ int cic_png_encode(const uint8_t *pixels, int width, int height, int channels,
     *out_size = 0;
     if (channels != 3 && channels != 4) return fail(err, errlen, "channels must be 3 or 4");
     if (width <= 0 || height <= 0) return fail(err, errlen, "image size out of range");
+    cic_png_options rgb = *options;
+    rgb.color_type = channels == 4 ? 6 : 2;
+    rgb.bit_depth = 8;
+    rgb.palette = NULL;
+    rgb.palette_size = 0;
+    rgb.palette_alpha = NULL;
+    rgb.palette_alpha_size = 0;
+    rgb.filters_none = 0;
+    return cic_png_encode_rows(pixels, (size_t)width * (size_t)channels, width, height, &rgb, out, out_size, err, errlen);
+}
+
+/* Bytes a row of `width` pixels takes in `color_type` at `bit_depth`, or 0 for a combination PNG forbids. */
+static size_t png_row_bytes(int color_type, int bit_depth, int width) {
+    int samples;
+    switch (color_type) {
+    case 0: samples = 1; break;
+    case 2: samples = 3; break;
+    case 3: samples = 1; break;
+    case 4: samples = 2; break;
+    case 6: samples = 4; break;
+    default: return 0;
+    }
+    if (bit_depth != 8 && !(bit_depth == 1 || bit_depth == 2 || bit_depth == 4)) return 0;
+    if (bit_depth != 8 && color_type != 0 && color_type != 3) return 0;
+    return ((size_t)width * (size_t)samples * (size_t)bit_depth + 7) / 8;
+}
+
+int cic_png_encode_rows(const uint8_t *pixels, size_t row_bytes, int width, int height,
+                        const cic_png_options *options,
+                        uint8_t **out, size_t *out_size,
+                        char *err, size_t errlen) {
+    *out = NULL;
+    *out_size = 0;
+    if (width <= 0 || height <= 0) return fail(err, errlen, "image size out of range");
     if (options->compression_level < 0 || options->compression_level > 9)
         return fail(err, errlen, "compression level must be 0...9");
+    size_t expected = png_row_bytes(options->color_type, options->bit_depth, width);
+    if (expected == 0 || expected != row_bytes) return fail(err, errlen, "row layout does not match the colour type and bit depth");
+    if (options->color_type == 3) {
+        if (options->palette == NULL || options->palette_size < 1 || options->palette_size > (1 << options->bit_depth) ||
+            options->palette_size > 256)
+            return fail(err, errlen, "palette size out of range");
+        if (options->palette_alpha_size < 0 || options->palette_alpha_size > options->palette_size ||
+            (options->palette_alpha_size > 0 && options->palette_alpha == NULL))
+            return fail(err, errlen, "palette transparency out of range");
+    }
 
     png_io io;
     memset(&io, 0, sizeof io);
@@ -372,9 +416,20 @@ int cic_png_encode(const uint8_t *pixels, int width, int height, int channels,
     png_set_option(png, PNG_SKIP_sRGB_CHECK_PROFILE, PNG_OPTION_ON);
 #endif
     png_set_compression_level(png, options->compression_level);
-    png_set_IHDR(png, info, (png_uint_32)width, (png_uint_32)height, 8,
-                 channels == 4 ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB,
+    if (options->filters_none) png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_NONE);
+    png_set_IHDR(png, info, (png_uint_32)width, (png_uint_32)height, options->bit_depth, options->color_type,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    if (options->color_type == 3) {
+        png_color entries[256];
+        for (int i = 0; i < options->palette_size; i++) {
+            entries[i].red = options->palette[3 * i];
+            entries[i].green = options->palette[3 * i + 1];
+            entries[i].blue = options->palette[3 * i + 2];
+        }
+        png_set_PLTE(png, info, entries, options->palette_size);
+        if (options->palette_alpha_size > 0)
+            png_set_tRNS(png, info, options->palette_alpha, options->palette_alpha_size, NULL);
+    }
 
     if (options->icc != NULL && options->icc_size > 0)
         png_set_iCCP(png, info, options->icc_name != NULL ? options->icc_name : "ICC Profile",
@@ -390,7 +445,6 @@ int cic_png_encode(const uint8_t *pixels, int width, int height, int channels,
 
     rows = malloc(sizeof(png_bytep) * (size_t)height);
     if (rows == NULL) png_error(png, "out of memory");
-    size_t row_bytes = (size_t)width * (size_t)channels;
     for (int y = 0; y < height; y++) rows[y] = (png_bytep)(pixels + row_bytes * (size_t)y);
     png_write_image(png, rows);
     png_write_end(png, NULL);

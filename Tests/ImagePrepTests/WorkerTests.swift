@@ -166,7 +166,7 @@ import Testing
         #expect(peak < 3 * padding, "the batch process peaked at \(peak >> 20) MB")
     }
 
-    @Test(arguments: [["--timeout", "-1"], ["--timeout", "soon"], ["--memory-limit", "1M"], ["--memory-limit", "lots"]])
+    @Test(arguments: [["--timeout", "-1"], ["--timeout", "soon"], ["--memory-limit", "1Mb"], ["--memory-limit", "lots"]])
     func badLimitsAreUsageErrors(_ arguments: [String]) throws {
         let run = try TestSupport.imgprep(["convert"] + arguments + ["\(heic)/gray.heic", "-o", "/nonexistent-never-written"])
         #expect(run.status == 2)

@@ -192,6 +192,15 @@ int cic_png_read_info(const uint8_t *data, size_t size, cic_png_image *image, in
 /* What to write besides the pixels; NULL/0 fields are skipped. */
 typedef struct {
     int compression_level;  /* zlib level 0...9 (6 is libpng's default) */
+    /* How the rows are laid out (cic_png_encode_rows): PNG colour type 0 grey, 2 RGB, 3 palette,
+     * 4 grey+alpha, 6 RGBA; bit depth 1, 2, 4 (grey and palette only) or 8, rows packed as PNG stores them. */
+    int color_type;
+    int bit_depth;
+    const uint8_t *palette; /* palette_size RGB triples (colour type 3) */
+    int palette_size;
+    const uint8_t *palette_alpha;  /* the first palette_alpha_size entries' alpha, written as tRNS */
+    int palette_alpha_size;
+    int filters_none;       /* 1: every row unfiltered (best for palettes); 0: libpng's adaptive choice */
     const uint8_t *icc;
     size_t icc_size;
     const char *icc_name;   /* NULL: "ICC Profile" */
@@ -209,6 +218,12 @@ int cic_png_encode(const uint8_t *pixels, int width, int height, int channels,
                    const cic_png_options *options,
                    uint8_t **out, size_t *out_size,
                    char *err, size_t errlen);
+
+/* As cic_png_encode, for rows already in options' colour type and bit depth (see PNGReduction). */
+int cic_png_encode_rows(const uint8_t *rows, size_t row_bytes, int width, int height,
+                        const cic_png_options *options,
+                        uint8_t **out, size_t *out_size,
+                        char *err, size_t errlen);
 
 /* ---- SHA-256 ---------------------------------------------------------------------------- */
 
