@@ -141,6 +141,9 @@ scripts/make-jxl-fixtures.sh
 # The demo's phone-sized HEIC: its own script too.
 scripts/make-demo-fixture.sh
 
+# Graphics (screenshot, chart, icon, pixel art, one colour, 2x2), drawn with ImageMagick: its own script too.
+scripts/make-graphics-fixtures.sh
+
 # Report, and refuse fixtures too big to commit.
 for f in "$webp"/*.webp "$bad"/truncated.webp; do
   size=$(wc -c <"$f")

@@ -336,25 +336,6 @@ static void set_texts(png_structp png, png_infop info, const cic_png_options *op
     png_set_text(png, info, chunks, (int)n);   /* copies the texts */
 }
 
-int cic_png_encode(const uint8_t *pixels, int width, int height, int channels,
-                   const cic_png_options *options,
-                   uint8_t **out, size_t *out_size,
-                   char *err, size_t errlen) {
-    *out = NULL;
-    *out_size = 0;
-    if (channels != 3 && channels != 4) return fail(err, errlen, "channels must be 3 or 4");
-    if (width <= 0 || height <= 0) return fail(err, errlen, "image size out of range");
-    cic_png_options rgb = *options;
-    rgb.color_type = channels == 4 ? 6 : 2;
-    rgb.bit_depth = 8;
-    rgb.palette = NULL;
-    rgb.palette_size = 0;
-    rgb.palette_alpha = NULL;
-    rgb.palette_alpha_size = 0;
-    rgb.filters_none = 0;
-    return cic_png_encode_rows(pixels, (size_t)width * (size_t)channels, width, height, &rgb, out, out_size, err, errlen);
-}
-
 /* Bytes a row of `width` pixels takes in `color_type` at `bit_depth`, or 0 for a combination PNG forbids. */
 static size_t png_row_bytes(int color_type, int bit_depth, int width) {
     int samples;

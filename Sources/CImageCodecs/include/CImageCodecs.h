@@ -212,14 +212,9 @@ typedef struct {
     size_t comment_count;
 } cic_png_options;
 
-/* Encodes 8-bit RGB (channels 3) or RGBA (channels 4), non-interlaced, with libpng's adaptive
- * filtering. Metadata chunks go before IDAT. On success *out holds *out_size bytes. */
-int cic_png_encode(const uint8_t *pixels, int width, int height, int channels,
-                   const cic_png_options *options,
-                   uint8_t **out, size_t *out_size,
-                   char *err, size_t errlen);
-
-/* As cic_png_encode, for rows already in options' colour type and bit depth (see PNGReduction). */
+/* Encodes rows already in options' colour type and bit depth (see PNGReduction), non-interlaced,
+ * unfiltered or with libpng's adaptive filtering. Metadata chunks go before IDAT. On success *out holds
+ * *out_size bytes. */
 int cic_png_encode_rows(const uint8_t *rows, size_t row_bytes, int width, int height,
                         const cic_png_options *options,
                         uint8_t **out, size_t *out_size,

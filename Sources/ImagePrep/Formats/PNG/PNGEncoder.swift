@@ -1,6 +1,6 @@
 import CImageCodecs
 
-/// Encodes RGB or RGBA pixels to PNG with libpng, writing the metadata as iCCP, eXIf, an uncompressed
+/// Encodes RGB or RGBA pixels to PNG with libpng, in the smallest layout that holds them exactly, writing the metadata as iCCP, eXIf, an uncompressed
 /// iTXt "XML:com.adobe.xmp" chunk and "Comment" text chunks, all before the image data.
 public struct PNGEncoder: ImageEncoding {
     /// zlib's level, 0 (fastest) ... 9 (smallest).
@@ -18,12 +18,25 @@ public struct PNGEncoder: ImageEncoding {
         try Self.encode(picture.rgb(), metadata: metadata, compressionLevel: compressionLevel)
     }
 
-    /// `compressionLevel` is zlib's 0...9; libpng picks row filters adaptively.
+    /// `compressionLevel` is zlib's 0...9. The pixels are written in each layout PNGReduction finds for
+    /// them (palette, grey, no alpha where every pixel is opaque), and the smallest file is kept: the
+    /// first of equals, so the same pixels always give the same bytes.
     /// libpng refuses an ICC profile that does not suit RGB data (a gray or CMYK profile, say):
     /// that is thrown, so the caller decides whether to drop the profile and retry.
     public static func encode(_ image: PixelBuffer, metadata: ImageMetadata,
                               compressionLevel: Int = 6) throws -> [UInt8] {
         precondition((0...9).contains(compressionLevel), "PNG compression level must be 0...9")
+        var smallest: [UInt8]?
+        for layout in PNGReduction.candidates(for: image, allowsGrey: metadata.icc == nil) {
+            let file = try encode(layout, width: image.width, height: image.height, metadata: metadata, compressionLevel: compressionLevel)
+            if file.count < smallest?.count ?? Int.max { smallest = file }
+        }
+        guard let smallest else { throw ImagePrepError.library("libpng", "no layout to write", kind: .unsupported) }
+        return smallest
+    }
+
+    static func encode(_ layout: PNGLayout, width: Int, height: Int, metadata: ImageMetadata,
+                       compressionLevel: Int) throws -> [UInt8] {
         var output: UnsafeMutablePointer<UInt8>?
         var outputSize = 0
         defer { cic_free(output) }
@@ -31,20 +44,31 @@ public struct PNGEncoder: ImageEncoding {
             withBytes(metadata.icc) { icc in
                 withBytes(metadata.exif) { exif in
                     withBytes(metadata.xmp) { xmp in
-                        withComments(metadata.comments) { comments in
-                            var options = cic_png_options()
-                            options.compression_level = Int32(compressionLevel)
-                            options.icc = icc.baseAddress
-                            options.icc_size = icc.count
-                            options.exif = exif.baseAddress
-                            options.exif_size = exif.count
-                            options.xmp = xmp.baseAddress
-                            options.xmp_size = xmp.count
-                            options.comments = comments.baseAddress
-                            options.comment_count = comments.count
-                            return image.pixels.withUnsafeBufferPointer { pixels in
-                                cic_png_encode(pixels.baseAddress, Int32(image.width), Int32(image.height),
-                                               Int32(image.channels), &options, &output, &outputSize, err, errlen)
+                        withBytes(layout.palette) { palette in
+                            withBytes(layout.paletteAlpha) { paletteAlpha in
+                                withComments(metadata.comments) { comments in
+                                    var options = cic_png_options()
+                                    options.compression_level = Int32(compressionLevel)
+                                    options.color_type = layout.colorType
+                                    options.bit_depth = layout.bitDepth
+                                    options.palette = palette.baseAddress
+                                    options.palette_size = Int32(palette.count / 3)
+                                    options.palette_alpha = paletteAlpha.baseAddress
+                                    options.palette_alpha_size = Int32(paletteAlpha.count)
+                                    options.filters_none = layout.filtersNone ? 1 : 0
+                                    options.icc = icc.baseAddress
+                                    options.icc_size = icc.count
+                                    options.exif = exif.baseAddress
+                                    options.exif_size = exif.count
+                                    options.xmp = xmp.baseAddress
+                                    options.xmp_size = xmp.count
+                                    options.comments = comments.baseAddress
+                                    options.comment_count = comments.count
+                                    return layout.rows.withUnsafeBufferPointer { rows in
+                                        cic_png_encode_rows(rows.baseAddress, layout.rowBytes, Int32(width), Int32(height),
+                                                            &options, &output, &outputSize, err, errlen)
+                                    }
+                                }
                             }
                         }
                     }

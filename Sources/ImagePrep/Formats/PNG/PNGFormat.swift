@@ -16,7 +16,8 @@ extension SniffedFormat {
     public static let png = SniffedFormat(declaring: "png")
 }
 
-/// PNG out: libpng at `--png-compression`; lossless, so no quality and no byte budget.
+/// PNG out: libpng at `--png-compression`, in the smallest layout that holds the pixels exactly; lossless,
+/// so no quality and no byte budget. A PNG input is never made larger (PNGInput).
 struct PNGFormatWriter: ImageFormatWriter {
     var format: OutputFormat { .png }
     var displayName: String { "PNG" }
@@ -34,6 +35,9 @@ struct PNGFormatWriter: ImageFormatWriter {
                                                              help: "zlib level for PNG output, 0 (fastest) to 9 (smallest)")
     var options: [FormatOptionDeclaration] { [Self.compression] }
     func isSameFormat(as format: SniffedFormat) -> Bool { format == .png }
+    func keepingInput(_ file: [UInt8], settings: inout ConversionSettings, notes: inout [String]) throws -> PreparedImage? {
+        try PNGInput.smallerOfInputAndRewrite(file, settings: settings)
+    }
     func encoder(for settings: ConversionSettings, searching: Bool, transposedBlocks: Bool, threads: Int) -> any ImageEncoding {
         PNGEncoder(compressionLevel: settings.formatOptions.pngCompressionLevel)
     }

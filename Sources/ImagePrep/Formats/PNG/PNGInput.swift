@@ -1,0 +1,37 @@
+/// A PNG that needs no new pixels (no resize, upright, metadata unchanged, colours kept) comes out no
+/// larger than it went in: it is rewritten in the smallest layout (PNGReduction), and when that is not
+/// smaller the input is kept byte for byte, as optipng and oxipng do.
+enum PNGInput {
+    static func smallerOfInputAndRewrite(_ file: [UInt8], settings: ConversionSettings) throws -> PreparedImage? {
+        // IHDR comes first (the decoder checks it): its bit depth is at byte 24. A 16-bit file's rewrite
+        // would be 8-bit, not the same pixels; an animated one's would be its first frame.
+        guard settings.keepsInputCoding, file.count > 33, file[24] <= 8, !containsChunk("acTL", in: file) else { return nil }
+        let decoded = try PNGDecoder().decode(file, options: DecodeOptions(maxPixels: settings.maxPixels))
+        let pixels = try decoded.content.rgb()
+        if let maxDimension = settings.maxDimension, max(pixels.width, pixels.height) > maxDimension { return nil }
+        if decoded.orientation != .up || OutputMetadata.mustChange(decoded.metadata, settings: settings) { return nil }
+        // PNG carries no gain map: an XMP claim to one must go (GainMapPlan.withoutClaims, on the re-encode).
+        if decoded.metadata.xmp.map(GainMapClaims.inPacket) == true { return nil }
+        if settings.color == .srgb && !SRGBConversion.isSRGB(decoded.metadata.icc, stripping: settings.stripMetadata) { return nil }
+        // A profile libpng will not write with these pixels is for the pipeline to drop, with its warning.
+        guard let rewrite = try? PNGEncoder.encode(pixels, metadata: decoded.metadata,
+                                                   compressionLevel: settings.formatOptions.pngCompressionLevel) else { return nil }
+        let kept = rewrite.count >= file.count
+        return PreparedImage(bytes: kept ? file : rewrite, format: .png, width: pixels.width, height: pixels.height, quality: nil,
+                             encodes: kept ? 0 : 1, passedThrough: kept, warnings: decoded.warnings)
+    }
+
+    /// Whether a chunk of `type` is in the file, walking the chunks by their lengths (stopping at the end
+    /// of the bytes, or at a length that runs past them).
+    static func containsChunk(_ type: String, in file: [UInt8]) -> Bool {
+        let wanted = Array(type.utf8)
+        var offset = 8
+        while offset + 8 <= file.count {
+            let length = file[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            if file[offset + 4..<offset + 8].elementsEqual(wanted) { return true }
+            guard length <= file.count - offset - 12 else { return false }
+            offset += 12 + length
+        }
+        return false
+    }
+}
