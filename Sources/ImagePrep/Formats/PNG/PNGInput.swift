@@ -3,13 +3,17 @@
 /// smaller the input is kept byte for byte, as optipng and oxipng do.
 enum PNGInput {
     static func smallerOfInputAndRewrite(_ file: [UInt8], settings: ConversionSettings) throws -> PreparedImage? {
-        // IHDR comes first (the decoder checks it): its bit depth is at byte 24. A 16-bit file's rewrite
-        // would be 8-bit, not the same pixels; an animated one's would be its first frame.
-        guard settings.keepsInputCoding, file.count > 33, file[24] <= 8, !containsChunk("acTL", in: file) else { return nil }
+        // An animated file's rewrite would be its first frame.
+        guard settings.keepsInputCoding, !containsChunk("acTL", in: file) else { return nil }
+        // From the chunks first, nothing inflated: a picture the pipeline will resize or turn is decoded
+        // there, once. A 16-bit file's rewrite would be 8-bit, not the same pixels.
+        let stored = try PNGChunks(file)
+        guard stored.bitDepth <= 8 else { return nil }
+        if let maxDimension = settings.maxDimension, max(stored.width, stored.height) > maxDimension { return nil }
+        if stored.metadata.exif.flatMap(Exif.orientation(in:)).map(ExifOrientation.init(exifValue:)) ?? .up != .up { return nil }
         let decoded = try PNGDecoder().decode(file, options: DecodeOptions(maxPixels: settings.maxPixels))
-        let pixels = try decoded.content.rgb()
-        if let maxDimension = settings.maxDimension, max(pixels.width, pixels.height) > maxDimension { return nil }
-        if decoded.orientation != .up || OutputMetadata.mustChange(decoded.metadata, settings: settings) { return nil }
+        let pixels = decoded.content.rgb()
+        if OutputMetadata.mustChange(decoded.metadata, settings: settings) { return nil }
         // PNG carries no gain map: an XMP claim to one must go (GainMapPlan.withoutClaims, on the re-encode).
         if decoded.metadata.xmp.map(GainMapClaims.inPacket) == true { return nil }
         if settings.color == .srgb && !SRGBConversion.isSRGB(decoded.metadata.icc, stripping: settings.stripMetadata) { return nil }
