@@ -34,9 +34,10 @@ JPEG_DEV := $(shell grep -Eqs '^ID(_LIKE)?=.*ubuntu' /etc/os-release && echo lib
 # demux, mux). liblcms2-dev: --color srgb. libgif-dev: GIF in (giflib). libjxl-dev: JPEG XL in and out.
 # libcurl4-openssl-dev: http(s) sources (libcurl, TLS through OpenSSL and the system CA store).
 # libbrotli-dev: JPEG XL `brob` metadata boxes are decompressed by imgprep, capped as they grow.
+# libdeflate-dev: PNG output's rows deflated again at efforts above zlib's level 9 (smaller than optipng -o2).
 # libde265-dev (libheif-dev's own dependency, named for its header): plain HEIC grids are decoded tile by tile with
 # libde265, the HEVC decoder libheif uses, to keep their Y'CbCr planes (libheif 1.15 hands out only RGB).
-BUILD_DEPS := pkg-config libheif-dev libde265-dev libexif-dev $(JPEG_DEV) libturbojpeg0-dev libpng-dev libwebp-dev liblcms2-dev libgif-dev libjxl-dev libbrotli-dev libcurl4-openssl-dev
+BUILD_DEPS := pkg-config libheif-dev libde265-dev libexif-dev $(JPEG_DEV) libturbojpeg0-dev libpng-dev libwebp-dev liblcms2-dev libgif-dev libjxl-dev libbrotli-dev libdeflate-dev libcurl4-openssl-dev
 # What the tests check with, on top: independent readers and tools.
 # libjpeg-turbo-progs: jpegtran, the reference for lossless turns. webp and libavif-bin: dwebp and avifdec read
 # outputs back. libheif-examples, exiftool, imagemagick, vips, libjxl-tools: references and fixture makers.

@@ -24,6 +24,11 @@ let package = Package(
         .systemLibrary(
             name: "CBrotli", path: "Sources/CBrotli", pkgConfig: "libbrotlidec",
             providers: [.apt(["libbrotli-dev"])]),
+        // PNG's image data deflated again at a higher effort than zlib's level 9 (what optipng and oxipng gain);
+        // zlib (libpng's own dependency) is linked here too, for tiny pictures where its blocks are smaller.
+        .systemLibrary(
+            name: "CDeflate", path: "Sources/CDeflate", pkgConfig: "libdeflate",
+            providers: [.apt(["libdeflate-dev"])]),
         .systemLibrary(
             name: "CWebP", path: "Sources/CWebP", pkgConfig: "libwebpmux",
             providers: [.apt(["libwebp-dev"])]),
@@ -50,7 +55,7 @@ let package = Package(
         .target(name: "CSSIMULACRA2", path: "Sources/CSSIMULACRA2", linkerSettings: [.linkedLibrary("m")]),
         .target(
             name: "ImagePrep",
-            dependencies: ["CHeif", "CJXL", "CFetch", "CExif", "CBrotli", "CWebP", "CGif", "CLCMS", "CImageCodecs", "CSSIMULACRA2"],
+            dependencies: ["CHeif", "CJXL", "CFetch", "CExif", "CBrotli", "CDeflate", "CWebP", "CGif", "CLCMS", "CImageCodecs", "CSSIMULACRA2"],
             path: "Sources/ImagePrep"),
         .executableTarget(name: "imgprep", dependencies: ["ImagePrep"], path: "Sources/imgprep"),
         // imgprep too: the option parser is unit-tested (`@testable import imgprep`); the CLI tests run the binary.

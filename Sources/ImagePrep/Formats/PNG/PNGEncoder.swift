@@ -3,10 +3,12 @@ import CImageCodecs
 /// Encodes RGB or RGBA pixels to PNG with libpng, in the smallest layout that holds them exactly, writing the metadata as iCCP, eXIf, an uncompressed
 /// iTXt "XML:com.adobe.xmp" chunk and "Comment" text chunks, all before the image data.
 public struct PNGEncoder: ImageEncoding {
-    /// zlib's level, 0 (fastest) ... 9 (smallest).
+    /// libdeflate's level, 0 (stored) ... 12 (smallest).
     public var compressionLevel: Int
 
-    public init(compressionLevel: Int = 6) { self.compressionLevel = compressionLevel }
+    public init(compressionLevel: Int = PNGEncoder.defaultCompressionLevel) { self.compressionLevel = compressionLevel }
+
+    public static let defaultCompressionLevel = 12
 
     public var format: OutputFormat { .png }
 
@@ -18,25 +20,28 @@ public struct PNGEncoder: ImageEncoding {
         try Self.encode(picture.rgb(), metadata: metadata, compressionLevel: compressionLevel)
     }
 
-    /// `compressionLevel` is zlib's 0...9. The pixels are written in each layout PNGReduction finds for
-    /// them (palette, grey, no alpha where every pixel is opaque), and the smallest file is kept: the
-    /// first of equals, so the same pixels always give the same bytes.
+    /// `compressionLevel` is libdeflate's 0...12. The pixels are written in each layout PNGReduction finds
+    /// for them (palette, grey, no alpha where every pixel is opaque), each with the row filters it may
+    /// take, and the smallest file is kept: the first of equals, so the same pixels always give the same bytes.
     /// libpng refuses an ICC profile that does not suit RGB data (a gray or CMYK profile, say):
     /// that is thrown, so the caller decides whether to drop the profile and retry.
     public static func encode(_ image: PixelBuffer, metadata: ImageMetadata,
-                              compressionLevel: Int = 6) throws -> [UInt8] {
-        precondition((0...9).contains(compressionLevel), "PNG compression level must be 0...9")
+                              compressionLevel: Int = defaultCompressionLevel) throws -> [UInt8] {
+        precondition(PNGDeflate.levels.contains(compressionLevel), "PNG compression level must be in \(PNGDeflate.levels)")
         var smallest: [UInt8]?
         for layout in PNGReduction.candidates(for: image, allowsGrey: metadata.icc == nil) {
-            let file = try encode(layout, width: image.width, height: image.height, metadata: metadata, compressionLevel: compressionLevel)
-            if file.count < smallest?.count ?? Int.max { smallest = file }
+            for filtersNone in layout.filterChoices {
+                let stored = try encode(layout, filtersNone: filtersNone, width: image.width, height: image.height, metadata: metadata)
+                let file = try PNGDeflate.recompressed(stored, filteredSize: image.height * (1 + layout.rowBytes), level: compressionLevel)
+                if file.count < smallest?.count ?? Int.max { smallest = file }
+            }
         }
         guard let smallest else { throw ImagePrepError.library("libpng", "no layout to write", kind: .unsupported) }
         return smallest
     }
 
-    static func encode(_ layout: PNGLayout, width: Int, height: Int, metadata: ImageMetadata,
-                       compressionLevel: Int) throws -> [UInt8] {
+    /// The file libpng writes with its picture data stored (deflate level 0): PNGDeflate compresses it.
+    static func encode(_ layout: PNGLayout, filtersNone: Bool, width: Int, height: Int, metadata: ImageMetadata) throws -> [UInt8] {
         var output: UnsafeMutablePointer<UInt8>?
         var outputSize = 0
         defer { cic_free(output) }
@@ -48,14 +53,14 @@ public struct PNGEncoder: ImageEncoding {
                             withBytes(layout.paletteAlpha) { paletteAlpha in
                                 withComments(metadata.comments) { comments in
                                     var options = cic_png_options()
-                                    options.compression_level = Int32(compressionLevel)
+                                    options.compression_level = 0
                                     options.color_type = layout.colorType
                                     options.bit_depth = layout.bitDepth
                                     options.palette = palette.baseAddress
                                     options.palette_size = Int32(palette.count / 3)
                                     options.palette_alpha = paletteAlpha.baseAddress
                                     options.palette_alpha_size = Int32(paletteAlpha.count)
-                                    options.filters_none = layout.filtersNone ? 1 : 0
+                                    options.filters_none = filtersNone ? 1 : 0
                                     options.icc = icc.baseAddress
                                     options.icc_size = icc.count
                                     options.exif = exif.baseAddress

@@ -16,7 +16,7 @@ extension SniffedFormat {
     public static let png = SniffedFormat(declaring: "png")
 }
 
-/// PNG out: libpng at `--png-compression`, in the smallest layout that holds the pixels exactly; lossless,
+/// PNG out: libpng, its picture data deflated by libdeflate at `--png-compression`, in the smallest layout that holds the pixels exactly; lossless,
 /// so no quality and no byte budget. A PNG input is never made larger (PNGInput).
 struct PNGFormatWriter: ImageFormatWriter {
     var format: OutputFormat { .png }
@@ -31,8 +31,9 @@ struct PNGFormatWriter: ImageFormatWriter {
         traits.carriedMetadata = [.exif, .xmp, .icc, .comment]
         return traits
     }
-    static let compression = FormatOptionDeclaration.integer("png-compression", "N", in: 0...9, default: 6,
-                                                             help: "zlib level for PNG output, 0 (fastest) to 9 (smallest)")
+    static let compression = FormatOptionDeclaration.integer(
+        "png-compression", "N", in: PNGDeflate.levels, default: PNGEncoder.defaultCompressionLevel,
+        help: "deflate effort for PNG output, 0 (stored, fastest) to 12 (smallest)")
     var options: [FormatOptionDeclaration] { [Self.compression] }
     func isSameFormat(as format: SniffedFormat) -> Bool { format == .png }
     func keepingInput(_ file: [UInt8], settings: inout ConversionSettings, notes: inout [String]) throws -> PreparedImage? {
@@ -41,7 +42,7 @@ struct PNGFormatWriter: ImageFormatWriter {
     func encoder(for settings: ConversionSettings, searching: Bool, transposedBlocks: Bool, threads: Int) -> any ImageEncoding {
         PNGEncoder(compressionLevel: settings.formatOptions.pngCompressionLevel)
     }
-    var libraries: [CodecLibrary] { [.libpng, .zlib] }
+    var libraries: [CodecLibrary] { [.libpng, .zlib, .libdeflate] }
 }
 
 extension OutputFormat {
@@ -49,6 +50,6 @@ extension OutputFormat {
 }
 
 extension FormatOptions {
-    /// `--png-compression`: zlib's level.
+    /// `--png-compression`: libdeflate's level.
     var pngCompressionLevel: Int { integer(PNGFormatWriter.compression) }
 }

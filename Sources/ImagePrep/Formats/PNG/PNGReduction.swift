@@ -10,8 +10,10 @@ struct PNGLayout: Equatable {
     var rows: [UInt8]
     var palette: [UInt8] = []
     var paletteAlpha: [UInt8] = []
-    /// Palettes compress best unfiltered; other layouts take libpng's per-row adaptive choice.
+    /// Palettes compress best unfiltered; other layouts are tried with libpng's per-row adaptive choice
+    /// and unfiltered (flat graphics often deflate smaller unfiltered), adaptive first.
     var filtersNone = false
+    var filterChoices: [Bool] { filtersNone ? [true] : [false, true] }
 }
 
 enum PNGReduction {

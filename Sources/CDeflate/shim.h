@@ -1,0 +1,2 @@
+#include <libdeflate.h>
+#include <zlib.h>
