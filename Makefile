@@ -35,16 +35,18 @@ JPEG_DEV := $(shell grep -Eqs '^ID(_LIKE)?=.*ubuntu' /etc/os-release && echo lib
 # libcurl4-openssl-dev: http(s) sources (libcurl, TLS through OpenSSL and the system CA store).
 # libbrotli-dev: JPEG XL `brob` metadata boxes are decompressed by imgprep, capped as they grow.
 # libdeflate-dev: PNG output's rows deflated again at efforts above zlib's level 9 (smaller than optipng -o2).
+# libimagequant-dev: palette PNG, PNG's lossy mode (GPL-3.0-or-later, which the README says makes the binary).
 # libde265-dev (libheif-dev's own dependency, named for its header): plain HEIC grids are decoded tile by tile with
 # libde265, the HEVC decoder libheif uses, to keep their Y'CbCr planes (libheif 1.15 hands out only RGB).
-BUILD_DEPS := pkg-config libheif-dev libde265-dev libexif-dev $(JPEG_DEV) libturbojpeg0-dev libpng-dev libwebp-dev liblcms2-dev libgif-dev libjxl-dev libbrotli-dev libdeflate-dev libcurl4-openssl-dev
+BUILD_DEPS := pkg-config libheif-dev libde265-dev libexif-dev $(JPEG_DEV) libturbojpeg0-dev libpng-dev libwebp-dev liblcms2-dev libgif-dev libjxl-dev libbrotli-dev libdeflate-dev libimagequant-dev libcurl4-openssl-dev
 # What the tests check with, on top: independent readers and tools.
 # libjpeg-turbo-progs: jpegtran, the reference for lossless turns. webp and libavif-bin: dwebp and avifdec read
 # outputs back. libheif-examples, exiftool, imagemagick, vips, libjxl-tools: references and fixture makers.
 # python3-venv: the test-only venv (`make testenv`). zsh and fish: the completion tests run the generated
 # scripts in them (bash is always there). openssl makes the tests' self-signed certificate.
+# optipng: PNG output is checked to be no larger than optipng -o2 makes.
 # chromium: the tests open pages of imgprep's <picture> markup and JPEG XL in a real browser.
-TEST_DEPS := zsh fish libheif-examples libimage-exiftool-perl imagemagick libvips-tools libjpeg-turbo-progs webp libavif-bin jq python3-venv libjxl-tools chromium openssl
+TEST_DEPS := zsh fish libheif-examples libimage-exiftool-perl imagemagick libvips-tools libjpeg-turbo-progs webp libavif-bin jq python3-venv libjxl-tools chromium openssl optipng
 DEPS := $(BUILD_DEPS) $(TEST_DEPS)
 # cmake, ninja-build, libhwy-dev: building the reference ssimulacra2 for the metric rows (scripts/build-ssimulacra2.sh)
 BENCH_DEPS := libvips-tools imagemagick libheif-examples jpegoptim time webp jq python3 libjxl-tools curl cmake ninja-build libhwy-dev

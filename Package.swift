@@ -29,6 +29,10 @@ let package = Package(
         .systemLibrary(
             name: "CDeflate", path: "Sources/CDeflate", pkgConfig: "libdeflate",
             providers: [.apt(["libdeflate-dev"])]),
+        // Palette PNG, PNG's lossy mode: the quantizer pngquant, sharp and libvips use (GPL-3.0-or-later; see README).
+        .systemLibrary(
+            name: "CImageQuant", path: "Sources/CImageQuant", pkgConfig: "imagequant",
+            providers: [.apt(["libimagequant-dev"])]),
         .systemLibrary(
             name: "CWebP", path: "Sources/CWebP", pkgConfig: "libwebpmux",
             providers: [.apt(["libwebp-dev"])]),
@@ -55,7 +59,7 @@ let package = Package(
         .target(name: "CSSIMULACRA2", path: "Sources/CSSIMULACRA2", linkerSettings: [.linkedLibrary("m")]),
         .target(
             name: "ImagePrep",
-            dependencies: ["CHeif", "CJXL", "CFetch", "CExif", "CBrotli", "CDeflate", "CWebP", "CGif", "CLCMS", "CImageCodecs", "CSSIMULACRA2"],
+            dependencies: ["CHeif", "CJXL", "CFetch", "CExif", "CBrotli", "CDeflate", "CImageQuant", "CWebP", "CGif", "CLCMS", "CImageCodecs", "CSSIMULACRA2"],
             path: "Sources/ImagePrep"),
         .executableTarget(name: "imgprep", dependencies: ["ImagePrep"], path: "Sources/imgprep"),
         // imgprep too: the option parser is unit-tested (`@testable import imgprep`); the CLI tests run the binary.

@@ -43,6 +43,7 @@ struct BatchCommandOptions {
         let choice = args[.to]
         let listed: [OutputFormat]? = if case .formats(let formats) = choice { formats } else { nil }
         let requested = choice?.format ?? listed?.first
+        let makesSet = listed != nil || args[.widths] != nil || args[.box] != nil || args[.manifest] != nil || args[.name] != nil
         if let output = args[.output] {
             if output == "-" {
                 toStandardOutput = true
@@ -96,6 +97,10 @@ struct BatchCommandOptions {
             let ceiling = settings.quality
             settings.autoFormats = autoFormats.map { FormatQuality(format: $0, quality: explicit ? ceiling : defaultQuality($0)) }
         }
+        // A lossless format with a palette mode (PNG) takes a quality, a target or a budget as asking for it.
+        if settings.autoFormats == nil && !makesSet && OutputFormatHelp.paletted.contains(settings.format) {
+            settings.palette = args[.quality] != nil || settings.scoreTarget != nil || args[.maxBytes] != nil
+        }
         settings.color = args[.color] ?? .keep
         settings.hdr = args[.hdr] ?? .keep
         settings.maxDimension = args[.maxDimension]
@@ -121,7 +126,6 @@ struct BatchCommandOptions {
             byteBudget.allowDownscale = !args[.noDownscale]
             return byteBudget
         }
-        let makesSet = listed != nil || args[.widths] != nil || args[.box] != nil || args[.manifest] != nil || args[.name] != nil
         if let perWidth = args[.maxBytes]?.perWidth, !perWidth.isEmpty, args[.widths] == nil {
             throw UsageError(description: "--max-bytes WIDTH:SIZE is for --widths; see 'imgprep \(args.command) --help'")
         }
@@ -134,8 +138,8 @@ struct BatchCommandOptions {
                 throw UsageError(description: "--min-quality \(byteBudget.minQuality) is above --quality \(settings.quality); see 'imgprep \(args.command) --help'")
             }
             settings.budget = args[.maxBytes]?.all.map(searchBudget)
-            if !(makesSet ? (listed ?? [settings.format]).contains { $0.writer.traits.isLossy } : settings.format.writer.traits.isLossy) {
-                throw UsageError(description: "--max-bytes needs a lossy format (\(Formats.list(OutputFormatHelp.lossy.map(\.rawValue)))), not --to \(settings.format.rawValue); see 'imgprep \(args.command) --help'")
+            if !(makesSet ? (listed ?? [settings.format]).contains { $0.writer.traits.isLossy } : OutputFormatHelp.budgeted.contains(settings.format)) {
+                throw UsageError(description: "--max-bytes needs a lossy format (\(Formats.list(OutputFormatHelp.budgeted.map(\.rawValue)))), not --to \(settings.format.rawValue); see 'imgprep \(args.command) --help'")
             }
         }
         recursive = args[.recursive]

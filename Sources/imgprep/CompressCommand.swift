@@ -1,8 +1,8 @@
 import ImagePrep
 
 struct CompressCommand: Command {
-    /// The lossy formats: a byte budget needs a quality to search.
-    static let formats = OutputFormatHelp.lossy
+    /// The lossy formats and those with a palette mode: a byte budget needs a quality to search.
+    static let formats = OutputFormatHelp.budgeted
 
     static let spec = CommandSpec(
         name: "compress",

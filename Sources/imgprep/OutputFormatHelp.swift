@@ -6,6 +6,10 @@ enum OutputFormatHelp {
     static let defaultFormat = ConversionSettings().format
     /// The formats a byte budget can search: those with a quality.
     static let lossy = OutputFormat.allCases.filter { $0.writer.traits.isLossy }
+    /// The lossless formats a quality, target or budget turns to a palette: they too can be searched.
+    static let paletted = OutputFormat.allCases.filter { $0.writer.paletteTraits != nil }
+    /// What `compress` writes: every format a budget can search.
+    static let budgeted = OutputFormat.allCases.filter { lossy.contains($0) || paletted.contains($0) }
     /// The formats that are always lossless.
     static let lossless = OutputFormat.allCases.filter { !$0.writer.traits.isLossy }
     /// The formats `--lossless` applies to.

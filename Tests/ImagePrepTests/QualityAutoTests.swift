@@ -216,17 +216,22 @@ import Testing
         #expect(abs(reported - lowest) < 0.01, "reported \(reported), lowest frame \(lowest)")
     }
 
-    /// PNG has no quality: `--quality auto` is accepted and has nothing to do, as `--quality 80` is
-    /// accepted for PNG; no score is reported.
-    @Test func aLosslessFormatIgnoresQualityAuto() throws {
+    /// PNG with `--quality auto`: the smallest palette that reaches the target, or, where 256 colours
+    /// cannot (a photo at 95), the lossless file with the same pixels; either way the score is reported.
+    @Test(arguments: [80.0, 95.0]) func pngWritesAPaletteOrTheLosslessFile(target: Double) throws {
         let dir = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let input = dir.appendingPathComponent("photo.png").path
         try Data(try Self.photo.get()).write(to: URL(fileURLWithPath: input))
-        let result = try Self.convert(input, ["--to", "png", "--quality", "auto"], in: dir)
-        #expect(result.file["quality"] is NSNull)
-        #expect(result.file["score"] == nil)
-        #expect(result.summary["lowest_score"] == nil)
+        let result = try Self.convert(input, ["--to", "png", "--quality", "auto", "--target-score", "\(Int(target))"], in: dir)
+        let score = try #require(result.file["score"] as? Double)
+        #expect(score >= target, "\(result.file)")
+        let output = try #require(result.file["output"] as? String)
+        if result.file["quality"] is NSNull {
+            #expect(try PNGLosslessTests.referencePixels(output) == PNGLosslessTests.referencePixels(input), "the lossless file changed pixels")
+        } else {
+            #expect(PNGLosslessTests.layout(try TestSupport.bytes(output)).colorType == 3, "\(result.file)")
+        }
     }
 
     @Test func theOptionsAreChecked() throws {

@@ -63,9 +63,10 @@ import Testing
         #expect(try convert(["--to", "png"])[.to] == .format(.png))
         #expect(try convert(["--to", "JPG"])[.to] == .format(.jpeg))
         #expect(try compress(["--to=webp", "--max-bytes", "1MB"])[.to] == .format(.webp))
-        // compress writes the lossy formats only: its --to lists them.
-        #expect(usageError(["--to", "png", "--max-bytes", "1MB"], spec: CompressCommand.spec)
-            == "invalid value 'png' for '--to': expected jpeg, webp, jxl, avif, heic or auto; see 'imgprep compress --help'")
+        // compress writes the formats a budget can search (PNG as a palette): its --to lists them.
+        #expect(try compress(["--to", "png", "--max-bytes", "1MB"])[.to] == .format(.png))
+        #expect(usageError(["--to", "gif", "--max-bytes", "1MB"], spec: CompressCommand.spec)
+            == "invalid value 'gif' for '--to': expected jpeg, png, webp, jxl, avif, heic or auto; see 'imgprep compress --help'")
         // A mistyped listed value gets the nearest one, alone or in a list; a swapped pair of letters is one typo.
         #expect(usageError(["--to", "wepb"])
             == "invalid value 'wepb' for '--to': expected jpeg, png, webp, jxl, avif, heic or auto; did you mean 'webp'? see 'imgprep convert --help'")

@@ -129,8 +129,8 @@ import Testing
     @Test(arguments: [
         (["convert", "--to", "avif", "--lossless", "x.heic"], "--lossless is for --to webp"),
         (["convert", "--to", "webp", "--lossless", "--max-bytes", "100KB", "x.heic"], "--lossless and --max-bytes"),
-        (["convert", "--to", "png", "--max-bytes", "100KB", "x.heic"], "--max-bytes needs a lossy format"),
-        (["compress", "--to", "png", "--max-bytes", "100KB", "x.heic"], "invalid value 'png' for '--to'"),
+        (["convert", "--to", "png", "--widths", "100,200", "--max-bytes", "100KB", "x.heic"], "--max-bytes needs a lossy format"),
+        (["compress", "--to", "gif", "--max-bytes", "100KB", "x.heic"], "invalid value 'gif' for '--to'"),
         (["compress", "--to", "webp", "--max-bytes", "100KB", "--in-place", "x.jpg"], "--in-place replaces JPEG files"),
         (["convert", "--color", "p3", "x.heic"], "invalid value 'p3' for '--color'"),
     ])

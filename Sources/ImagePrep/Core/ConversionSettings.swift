@@ -25,6 +25,9 @@ public struct ConversionSettings: Sendable, Codable {
     public var allowsTruncated = false
     /// A lossless mode instead of a lossy one, for a writer that offers one (`offersLosslessMode`).
     public var lossless = false
+    /// A palette of at most 256 colours, chosen by a quantizer, for a writer whose lossy mode that is
+    /// (`paletteTraits`, PNG): `quality` then decides how many colours, and budgets and score targets search it.
+    public var palette = false
     /// What happens to colours: kept in the source's profile, or converted to sRGB.
     public var color: ColorHandling = .keep
     /// What happens to an HDR photo's gain map: written beside the picture where the format carries one

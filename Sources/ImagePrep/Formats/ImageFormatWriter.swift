@@ -15,6 +15,9 @@ public protocol ImageFormatWriter: Sendable {
     var traits: FormatTraits { get }
     /// Whether `--lossless` chooses a lossless mode of this format.
     var offersLosslessMode: Bool { get }
+    /// For a lossless format with a lossy palette mode (`ConversionSettings.palette`), that mode's traits;
+    /// nil for the others.
+    var paletteTraits: FormatTraits? { get }
     /// Whether `--in-place` may replace inputs of this format with outputs of it.
     var replacesInPlace: Bool { get }
     /// The options only this format reads, in help's order: the command line offers each on the
@@ -50,6 +53,7 @@ public protocol ImageFormatWriter: Sendable {
 extension ImageFormatWriter {
     public var names: [String] { [format.rawValue] }
     public var offersLosslessMode: Bool { false }
+    public var paletteTraits: FormatTraits? { nil }
     public var replacesInPlace: Bool { false }
     public var options: [FormatOptionDeclaration] { [] }
     public func keepingInput(_ file: [UInt8], settings: inout ConversionSettings, notes: inout [String]) throws -> PreparedImage? { nil }

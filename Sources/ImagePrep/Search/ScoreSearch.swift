@@ -212,6 +212,15 @@ struct ScoreSearch {
             fitted.score = score
             return fitted
         }
+        if !best.reached, let exact = job.encoder.alternative, !exact.traits.isLossy,
+           case let bytes = try exact.encode(picture.prepared(for: exact), quality: best.quality, metadata: metadata),
+           bytes.count <= job.settings.budget?.maxBytes ?? Int.max {
+            // A lossy mode of a lossless format (a palette PNG) that cannot reach the target: the lossless file.
+            var prepared = job.prepared(picture, bytes, quality: nil, encodes: trials + sizedOnly + 1, notes: written)
+            prepared.score = try scorer.score(bytes)
+            prepared.scores = trials + 1
+            return prepared
+        }
         if !best.reached {
             written.append("quality \(best.quality) scores \(String(format: "%.1f", best.score)), below the target \(Self.formatted(target.score)): the highest the search may use")
         }

@@ -1,23 +1,43 @@
 import CImageCodecs
 
 /// Encodes RGB or RGBA pixels to PNG with libpng, in the smallest layout that holds them exactly, writing the metadata as iCCP, eXIf, an uncompressed
-/// iTXt "XML:com.adobe.xmp" chunk and "Comment" text chunks, all before the image data.
+/// iTXt "XML:com.adobe.xmp" chunk and "Comment" text chunks, all before the image data. In palette mode the
+/// pixels are first brought down to at most 256 colours at the quality asked (PNGPalette).
 public struct PNGEncoder: ImageEncoding {
     /// libdeflate's level, 0 (stored) ... 12 (smallest).
     public var compressionLevel: Int
+    /// PNG's lossy mode: quantized to a palette first.
+    public var palette: Bool
+    /// The palette's dithering, 0 (none) to 1 (full Floyd-Steinberg, libimagequant's and pngquant's default).
+    public var dithering: Float
 
-    public init(compressionLevel: Int = PNGEncoder.defaultCompressionLevel) { self.compressionLevel = compressionLevel }
+    public init(compressionLevel: Int = PNGEncoder.defaultCompressionLevel, palette: Bool = false, dithering: Float = 1) {
+        self.compressionLevel = compressionLevel
+        self.palette = palette
+        self.dithering = dithering
+    }
 
     public static let defaultCompressionLevel = 12
 
     public var format: OutputFormat { .png }
+    public var traits: FormatTraits { palette ? PNGFormatWriter.palette : PNGFormatWriter().traits }
+    /// A palette's alternative is the exact file: smaller on some flat graphics of a few hundred colours,
+    /// where dithering costs more than it saves, and what a score the palette cannot reach falls back to.
+    public var alternative: (any ImageEncoding)? { palette ? PNGEncoder(compressionLevel: compressionLevel) : nil }
 
     public func metadataBytes(_ metadata: ImageMetadata) -> Int {
         (metadata.exif?.count ?? 0) + (metadata.xmp?.count ?? 0) + (metadata.icc?.count ?? 0)
     }
 
     public func encode(_ picture: DecodedPixels, quality: Int, metadata: ImageMetadata) throws -> [UInt8] {
-        try Self.encode(picture.rgb(), metadata: metadata, compressionLevel: compressionLevel)
+        let pixels = picture.rgb()
+        guard palette else { return try Self.encode(pixels, metadata: metadata, compressionLevel: compressionLevel) }
+        let quantized = try Self.encode(PNGPalette.quantized(pixels, quality: quality, dithering: dithering),
+                                        metadata: metadata, compressionLevel: compressionLevel)
+        // Few enough colours to be a palette as they are: the exact file when that is no larger.
+        guard PNGReduction.PixelFacts(pixels).palette != nil else { return quantized }
+        let exact = try Self.encode(pixels, metadata: metadata, compressionLevel: compressionLevel)
+        return exact.count <= quantized.count ? exact : quantized
     }
 
     /// `compressionLevel` is libdeflate's 0...12. The pixels are written in each layout PNGReduction finds

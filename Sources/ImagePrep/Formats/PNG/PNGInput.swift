@@ -21,6 +21,8 @@ enum PNGInput {
         guard let rewrite = try? PNGEncoder.encode(pixels, metadata: decoded.metadata,
                                                    compressionLevel: settings.formatOptions.pngCompressionLevel) else { return nil }
         let kept = rewrite.count >= file.count
+        // A palette was asked for to meet a budget: the exact file only where it fits.
+        if settings.palette && min(rewrite.count, file.count) > settings.budget?.maxBytes ?? 0 { return nil }
         return PreparedImage(bytes: kept ? file : rewrite, format: .png, width: pixels.width, height: pixels.height, quality: nil,
                              encodes: kept ? 0 : 1, passedThrough: kept, warnings: decoded.warnings)
     }
