@@ -49,7 +49,10 @@ BUILD_DEPS := pkg-config libheif-dev libde265-dev libexif-dev $(JPEG_DEV) libtur
 TEST_DEPS := zsh fish libheif-examples libimage-exiftool-perl imagemagick libvips-tools libjpeg-turbo-progs webp libavif-bin jq python3-venv libjxl-tools chromium openssl optipng
 DEPS := $(BUILD_DEPS) $(TEST_DEPS)
 # cmake, ninja-build, libhwy-dev: building the reference ssimulacra2 for the metric rows (scripts/build-ssimulacra2.sh)
-BENCH_DEPS := libvips-tools imagemagick libheif-examples jpegoptim time webp jq python3 libjxl-tools curl cmake ninja-build libhwy-dev
+# optipng, pngquant, zopfli (zopflipng): the graphics rivals; valgrind, gnupg, python3-pip, adwaita-icon-theme,
+# fish-common: the packages whose PNGs the graphics workload reads (scripts/bench-graphics.tsv).
+BENCH_DEPS := libvips-tools imagemagick libheif-examples jpegoptim time webp jq python3 libjxl-tools curl cmake ninja-build libhwy-dev \
+	optipng pngquant zopfli valgrind gnupg python3-pip adwaita-icon-theme fish-common
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 # Install only the packages dpkg does not list as installed, so a prepared machine skips apt entirely.

@@ -41,7 +41,7 @@ CORPUS=${CORPUS:-../shared/corpus}
 BENCH_RUNS=${BENCH_RUNS:-3}
 BENCH_TABLE=${BENCH_TABLE-docs/benchmark.md}
 BENCH_200MP=${BENCH_200MP:-0}
-BENCH_WORKLOADS=${BENCH_WORKLOADS:-1 2 3 single 4 5 6 7 8 9 10 11 12 metric set hdr gif cache stream urls}
+BENCH_WORKLOADS=${BENCH_WORKLOADS:-1 2 3 single 4 5 6 7 8 9 10 11 12 metric set hdr gif graphics cache stream urls}
 BENCH_QUIET_WAIT=${BENCH_QUIET_WAIT:-120}
 if [[ -z ${CONVERT:-} ]]; then
   if [[ -x /usr/bin/convert ]]; then CONVERT=/usr/bin/convert; else CONVERT=convert; fi
@@ -1089,7 +1089,10 @@ PY
 
 wanted() { [[ " $BENCH_WORKLOADS " == *" $1 "* ]]; }
 
-for t in vips vipsthumbnail heif-convert jpegoptim identify jq cwebp cjxl djxl curl; do have "$t" || die "$t missing (make bench-deps)"; done
+# One file per workload from here on (the others above are still to be moved out).
+source "$REPO/scripts/bench-graphics.sh"
+
+for t in vips vipsthumbnail heif-convert jpegoptim identify jq cwebp cjxl djxl curl optipng pngquant zopflipng; do have "$t" || die "$t missing (make bench-deps)"; done
 have "$CONVERT" || die "ImageMagick convert missing (make bench-deps)"
 
 # head LINE... : lines for the top of the page (machine, versions, method), written before any run.
@@ -1136,6 +1139,7 @@ head_emit "# Benchmark" "" \
   "- **set**: the device photos as a web image set, 3 widths × AVIF, WebP and JPEG (9 variants per photo), against one \`vipsthumbnail\` per variant and against 9 separate imgprep runs" \
   "- **cache**: the device photos converted with an empty \`--cache\`, then a fresh copy of them (new paths and modification times, as a CI checkout gives) converted again with that cache" \
   "- **HDR**: the corpus photos with a gain map (an iPhone HEIC, an Ultra HDR JPEG) to JPEG at quality 85, the map kept as Ultra HDR against \`--hdr drop\`" \
+  "- **graphics**: screenshots, diagrams, icons with alpha, logos and pixel art installed by Debian packages (scripts/bench-graphics.tsv), as lossless PNG against optipng -o2, oxipng -o2, zopflipng and cwebp -lossless, and as palette PNG (\`--quality auto\`) against pngquant --quality 65-80, with bytes and SSIMULACRA 2" \
   "- **GIF**: animated GIFs (pans across four device photos, made with ImageMagick, and the animated test fixtures) to animated WebP at quality 80 and lossless, against gif2webp (-lossy and -mixed) and vips, with bytes and PSNR against what a browser shows (gif2webp's lossless output), photo pans and synthetic apart, and gif2webp's bytes at imgprep's PSNR" \
   "- **stream**: 100,000 paths arriving on a pipe over about 3 seconds: how soon the first output appears" \
   "- **urls**: 200 small JPEGs served from 127.0.0.1 made into 320-pixel thumbnails: imgprep fetching the URLs with an empty \`--http-cache\` and with a warm one (every URL revalidated), against curl downloading them and then imgprep or ImageMagick, and ImageMagick reading the URLs itself" \
@@ -1198,6 +1202,7 @@ fi
 
 wanted hdr && hdr_workload
 wanted gif && gif_workload
+wanted graphics && graphics_workload
 wanted cache && cache_workload
 wanted stream && stream_workload
 wanted urls && urls_workload

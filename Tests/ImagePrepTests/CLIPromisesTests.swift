@@ -89,7 +89,8 @@ import Testing
             let run = try TestSupport.imgprep(["convert"] + arguments, cwd: dir)
             #expect(run.status == 2, "\(arguments): \(run.stderr)")
         }
-        #expect(try TestSupport.imgprep(["compress", "--max-bytes", "1MB", "a.heic", "-o", "x.png"], cwd: dir).status == 2)
+        // compress writes every format imgprep writes (PNG as a palette): a name no writer takes is refused.
+        #expect(try TestSupport.imgprep(["compress", "--max-bytes", "1MB", "a.heic", "-o", "x.gif"], cwd: dir).status == 2)
         #expect(!BatchTests.exists(dir.appendingPathComponent("two.jpg").path) && !BatchTests.exists(dir.appendingPathComponent("x.jpg").path))
 
         // An existing regular file that is not an image name cannot be a directory: exit 2, nothing decoded.

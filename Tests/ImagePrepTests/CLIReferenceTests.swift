@@ -48,7 +48,7 @@ import Testing
 
     @Test func bashCompletesFormatsAfterTo() throws {
         #expect(try bashComplete(["imgprep", "convert", "--to", ""]) == ["jpeg", "png", "webp", "jxl", "avif", "heic", "auto"])
-        #expect(try bashComplete(["imgprep", "compress", "--to", ""]) == ["jpeg", "webp", "jxl", "avif", "heic", "auto"])
+        #expect(try bashComplete(["imgprep", "compress", "--to", ""]) == ["jpeg", "png", "webp", "jxl", "avif", "heic", "auto"])
         #expect(try bashComplete(["imgprep", "convert", "--to", "av"]) == ["avif"])
         // bash splits --to=web at '=' (COMP_WORDBREAKS).
         #expect(try bashComplete(["imgprep", "convert", "--to", "=", "we"]) == ["webp"])

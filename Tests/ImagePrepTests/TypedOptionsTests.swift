@@ -27,7 +27,7 @@ import Testing
         #expect(try convert(["-q", "70"])[.quality] == 70)
         #expect(try convert(["--quality=1"])[.quality] == 1)
         #expect(WriterOptions.values(in: try convert(["--png-compression", "0"]), writing: OutputFormat.allCases)["png-compression"] == .integer(0))
-        #expect(usageError(["--png-compression", "10"]) == "invalid value '10' for '--png-compression': expected an integer from 0 to 9; see 'imgprep convert --help'")
+        #expect(usageError(["--png-compression", "13"]) == "invalid value '13' for '--png-compression': expected an integer from 0 to 12; see 'imgprep convert --help'")
         #expect(try convert([])[.quality] == nil)
         #expect(usageError(["--quality", "101"]) == "invalid value '101' for '--quality': expected an integer from 1 to 100, or auto; see 'imgprep convert --help'")
         #expect(try convert(["--quality", "AUTO"])[.quality] == .auto)
@@ -138,15 +138,16 @@ import Testing
         #expect(plain.settings.subsampling == nil && plain.settings.keepsInputCoding && plain.timeout == 600)
     }
 
-    /// The writers' own options reach the settings by name, only on the commands that write their format;
-    /// compress writes no lossless format, so it has no --png-compression.
+    /// The writers' own options reach the settings by name, only on the commands that write their format:
+    /// compress writes PNG (as a palette), so it takes --png-compression; info writes nothing.
     @Test func writerOptionsReachTheSettings() throws {
         let options = try BatchCommandOptions(convert(["--to", "png", "--png-compression", "9", "--progressive"]),
                                               formats: OutputFormat.allCases, defaultQuality: \.defaultQuality)
         #expect(options.settings.formatOptions["png-compression"] == .integer(9))
         #expect(options.settings.formatOptions["progressive"] == .flag(true))
-        #expect(usageError(["--png-compression", "9", "--max-bytes", "1MB", "x.jpg"], spec: CompressCommand.spec)
-            == "unknown option '--png-compression' for 'compress'; see 'imgprep compress --help'")
+        #expect(try compress(["--png-compression", "9", "--max-bytes", "1MB"])[.maxBytes] != nil)
+        #expect(usageError(["--png-compression", "9", "x.jpg"], spec: InfoCommand.spec)
+            == "unknown option '--png-compression' for 'info'; see 'imgprep info --help'")
         #expect(try compress(["--max-bytes", "1MB", "--progressive"])[Flag("progressive", nil, "")])
     }
 
