@@ -1,7 +1,7 @@
 # The graphics workload of scripts/bench.sh (sourced by it; uses its measure, table, headline, aim, emit):
 # screenshots, diagrams, icons with alpha, logos and pixel art that Debian packages install
 # (scripts/bench-graphics.tsv lists them with their packages and licences). Lossless PNG against optipng -o2,
-# oxipng -o2 (PyPI pyoxipng), zopflipng and cwebp -lossless; palette PNG (--quality auto, SSIMULACRA 2 ≥ 80)
+# oxipng -o2 (PyPI pyoxipng), zopflipng and cwebp -lossless -exact (RGB kept under transparent pixels, so pixel-exact); palette PNG (--quality auto, SSIMULACRA 2 ≥ 80)
 # against pngquant --quality 65-80; and the smallest lossless file of all the tools per picture, as ImageOptim
 # keeps. Bytes are what a pipeline would ship: a tool that wrote nothing for a picture (pngquant when it
 # cannot reach its quality) counts the input. Scores: `imgprep compare` (SSIMULACRA 2), or the reference
@@ -27,22 +27,22 @@ graphics_workload() {
   local optipng=("optipng -o2" "$O/optipng" "${X2[@]}" 'optipng -quiet -o2 -out "$OUT/$(basename "$1")" "$1"')
   local oxi=("oxipng -o2" "$O/oxipng" "${X2[@]}" "$oxipng -c 'import oxipng, sys; oxipng.optimize(sys.argv[1], sys.argv[2], level=2)' \"\$1\" \"\$OUT/\$(basename \"\$1\")\"")
   local zopfli=(zopflipng "$O/zopflipng" "${X2[@]}" 'zopflipng -y "$1" "$OUT/$(basename "$1")" >/dev/null')
-  local webp=("cwebp -lossless" "$O/cwebp" "${X2[@]}" 'cwebp -quiet -lossless "$1" -o "$OUT/$(basename "${1%.*}").webp"')
+  local webp=("cwebp -lossless -exact" "$O/cwebp" "${X2[@]}" 'cwebp -quiet -lossless -exact "$1" -o "$OUT/$(basename "${1%.*}").webp"')
   local palette=("imgprep --quality auto" "$O/imgprep-palette" "$IMGPREP" convert "${INPUTS[@]}" --to png --quality auto -o "$O/imgprep-palette" -j 2 --quiet)
   local pngquant=("pngquant --quality 65-80" "$O/pngquant" "${X2[@]}" 'pngquant --quality 65-80 --output "$OUT/$(basename "$1")" "$1"')
-  local specs=(ours optipng zopfli webp palette pngquant) labels=(imgprep "optipng -o2" zopflipng "cwebp -lossless" "imgprep --quality auto" "pngquant --quality 65-80")
+  local specs=(ours optipng zopfli webp palette pngquant) labels=(imgprep "optipng -o2" zopflipng "cwebp -lossless -exact" "imgprep --quality auto" "pngquant --quality 65-80")
   [[ -n $oxipng ]] && specs+=(oxi) && labels+=("oxipng -o2")
   measure "${specs[@]}"
   table "Graphics: time (${#INPUTS[@]} PNGs; lossless rows, then palette rows)" imgprep "${labels[@]}"
-  headline "Graphics (lossless PNG)" "optipng -o2" "oxipng -o2" zopflipng "cwebp -lossless"
+  headline "Graphics (lossless PNG)" "optipng -o2" "oxipng -o2" zopflipng "cwebp -lossless -exact"
 
   # Bytes and scores of each tool's last timed run (the memory run wrote the same files again).
   local rows=() dir
-  for l in "imgprep:imgprep" "optipng -o2:optipng" "oxipng -o2:oxipng" "zopflipng:zopflipng" "cwebp -lossless:cwebp" \
+  for l in "imgprep:imgprep" "optipng -o2:optipng" "oxipng -o2:oxipng" "zopflipng:zopflipng" "cwebp -lossless -exact:cwebp" \
            "imgprep --quality auto:imgprep-palette" "pngquant --quality 65-80:pngquant"; do
     [[ -d $O/${l##*:} ]] && rows+=("${l%%:*}" "$O/${l##*:}")
   done
-  local lossless=("imgprep" "optipng -o2" "oxipng -o2" "zopflipng" "cwebp -lossless")
+  local lossless=("imgprep" "optipng -o2" "oxipng -o2" "zopflipng" "cwebp -lossless -exact")
   emit ""
   emit "| tool | bytes | of the inputs | pictures written | lowest SSIMULACRA 2 | mean SSIMULACRA 2 |"
   emit "|---|---:|---:|---:|---:|---:|"
