@@ -138,8 +138,10 @@ struct BatchCommandOptions {
                 throw UsageError(description: "--min-quality \(byteBudget.minQuality) is above --quality \(settings.quality); see 'imgprep \(args.command) --help'")
             }
             settings.budget = args[.maxBytes]?.all.map(searchBudget)
-            if !(makesSet ? (listed ?? [settings.format]).contains { $0.writer.traits.isLossy } : OutputFormatHelp.budgeted.contains(settings.format)) {
-                throw UsageError(description: "--max-bytes needs a lossy format (\(Formats.list(OutputFormatHelp.budgeted.map(\.rawValue)))), not --to \(settings.format.rawValue); see 'imgprep \(args.command) --help'")
+            // A web set writes no palettes yet: only its lossy formats take a budget.
+            let searchable = makesSet ? OutputFormatHelp.lossy : OutputFormatHelp.budgeted
+            if !(listed ?? [settings.format]).contains(where: searchable.contains) {
+                throw UsageError(description: "--max-bytes needs a lossy format (\(Formats.list(searchable.map(\.rawValue)))), not --to \(settings.format.rawValue); see 'imgprep \(args.command) --help'")
             }
         }
         recursive = args[.recursive]
