@@ -23,8 +23,9 @@ build=$root/.build/fuzz
 # The system libraries imgprep builds against (as Package.swift does), by pkg-config name; libheif is
 # opened at first use (Sources/CHeif/LazyHeif.c), so it is not linked.
 packages="libheif libexif libbrotlidec libpng libjpeg libturbojpeg libwebpmux libwebpdemux libwebp lcms2"
-# giflib has no pkg-config file on Debian 12 (Sources/CGif's module map links it the same way).
-giflib=-lgif
+# giflib, libdeflate and libimagequant have no pkg-config file on Debian 12; the system modules'
+# module maps (Sources/C*/module.modulemap) name what they link, so those names are linked here too.
+system_libraries=$(cat Sources/C*/module.modulemap | sed -n 's/^ *link "\(.*\)"/-l\1/p' | sort -u | tr '\n' ' ')
 
 swiftc=${SWIFTC:-$(command -v swiftc || echo /opt/swift/usr/bin/swiftc)}
 clang=$(dirname "$swiftc")/clang   # the toolchain's clang has the libFuzzer and ASan runtimes
@@ -55,7 +56,8 @@ for target in $c_targets; do
       $(pkg-config --cflags $packages) -c "$source" -o "$build/obj/$target-$(basename "$source" .c).o"
   done
 done
-modules=(-I Sources/CExif -I Sources/CBrotli -I Sources/CWebP -I Sources/CGif -I Sources/CLCMS -I "$build/include"
+# Every system-library module (a Sources/C*/ folder with its own module map) and ours.
+modules=($(for map in Sources/C*/module.modulemap; do echo "-I $(dirname "$map")"; done) -I "$build/include"
   $(pkg-config --cflags-only-I libheif libexif libwebpmux lcms2 | sed 's/-I/-Xcc -I/g'))
 mapfile -t library < <(find Sources/ImagePrep -name '*.swift' | sort)
 "$swiftc" -module-name ImagePrep -parse-as-library -enable-testing -O -g -sanitize=fuzzer,address -wmo \
@@ -64,7 +66,7 @@ mapfile -t library < <(find Sources/ImagePrep -name '*.swift' | sort)
 # ld.gold warns about the sanitizer runtimes' symbol versions; harmless, so only errors are shown.
 "$swiftc" -module-name ImagePrepFuzz -parse-as-library -O -g -sanitize=fuzzer,address \
   "${modules[@]}" -I "$build" Fuzz/Harness.swift Tests/ImagePrepTests/FuzzTargets.swift Tests/ImagePrepTests/FormatFuzzTargets/*.swift "$build"/obj/*.o \
-  $(pkg-config --libs ${packages/libheif /}) $giflib -o "$build/imgprep-fuzz" 2> >(grep -v 'warning' >&2)
+  $(pkg-config --libs ${packages/libheif /}) $system_libraries -o "$build/imgprep-fuzz" 2> >(grep -v 'warning' >&2)
 fi
 
 # ---- Seeds -----------------------------------------------------------------------------------
