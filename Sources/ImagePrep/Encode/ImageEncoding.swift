@@ -28,6 +28,10 @@ public protocol ImageEncoding: Sendable {
     /// prepared for this output (OutputMetadata.prepare: within the traits' `metadataLimits`, only their
     /// `carriedMetadata`).
     func encode(_ picture: DecodedPixels, quality: Int, metadata: ImageMetadata) throws -> [UInt8]
+    /// An encoder that writes the same pixels as this one at every quality, sooner and in somewhat more
+    /// bytes (PNG at a cheap deflate level): the score search's trials, whose bytes are only scored, use
+    /// it, and its answer is then written by this encoder.
+    var scoringDraft: (any ImageEncoding)? { get }
     /// What encodes the picture alone (without what travels beside it, such as an HDR gain map): the
     /// budget search's probes of a crop mosaic use it.
     var pictureEncoder: any ImageEncoding { get }
@@ -40,6 +44,7 @@ extension ImageEncoding {
     public var traits: FormatTraits { format.writer.traits }
     public var ycbcrLayout: YCbCrLayout? { nil }
     public var alternative: (any ImageEncoding)? { nil }
+    public var scoringDraft: (any ImageEncoding)? { nil }
     public func meanSquaredError(of encoded: [UInt8], from picture: DecodedPixels) -> Double? { nil }
     public var runsTrialsSideBySide: Bool { false }
     /// libjpeg and libpng work a few rows at a time.

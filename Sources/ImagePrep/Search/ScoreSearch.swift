@@ -134,18 +134,30 @@ struct ScoreSearch {
         let (metadata, notes) = job.metadata(for: picture)
         let scorer = try CandidateScorer(picture, profile: metadata.icc, maxPixels: job.settings.maxPixels, threads: job.threads)
         /// One trial of the whole picture: `encoder`'s encode at a quality, and its score.
+        /// One trial of the whole picture: `encoder`'s encode at a quality (its draft's, when it has one), and its score.
         func trial(_ encoder: any ImageEncoding) -> (Int) throws -> (bytes: [UInt8], score: Double) {
-            let input = picture.prepared(for: encoder)
+            let drafting = encoder.scoringDraft ?? encoder
+            let input = picture.prepared(for: drafting)
             return { q in
-                let bytes = try encoder.encode(input, quality: q, metadata: metadata)
+                let bytes = try drafting.encode(input, quality: q, metadata: metadata)
                 return (bytes, try scorer.score(bytes))
             }
         }
+        /// A search's answer as `encoder` writes it: its draft's trials were only for scoring. So every size
+        /// compared after a search is a real one; within it, a draft's larger sizes can only give up sooner.
+        var rewritten = 0   // answers written again after a draft's trials
+        func finished(_ result: ScoreSearchResult, by encoder: any ImageEncoding) throws -> ScoreSearchResult {
+            guard encoder.scoringDraft != nil, !result.bytes.isEmpty else { return result }
+            rewritten += 1
+            var result = result
+            result.bytes = try encoder.encode(picture.prepared(for: encoder), quality: result.quality, metadata: metadata)
+            return result
+        }
         func search(_ encoder: any ImageEncoding, giveUpAbove: Int? = nil, start: Int? = nil, ceiling: Int? = nil,
                     known: [Int: (bytes: [UInt8], score: Double)] = [:]) throws -> ScoreSearchResult {
-            try searchScore(floor: floor, ceiling: ceiling ?? job.settings.quality, target: target.score, model: model,
-                            sameSetting: Self.sameSetting(of: encoder), giveUpAbove: giveUpAbove, start: start,
-                            known: known, trial: trial(encoder))
+            try finished(searchScore(floor: floor, ceiling: ceiling ?? job.settings.quality, target: target.score, model: model,
+                                    sameSetting: Self.sameSetting(of: encoder), giveUpAbove: giveUpAbove, start: start,
+                                    known: known, trial: trial(encoder)), by: encoder)
         }
         // The mosaic of each layout worth trying (one mosaic and one reference for all of them); the whole
         // picture is tried in the layout predicted smaller.
@@ -170,9 +182,10 @@ struct ScoreSearch {
         let other: (any ImageEncoding)?
         if let chosen {
             let encoder = layouts[chosen.index]
-            best = try searchScoreAimed(floor: floor, ceiling: job.settings.quality, target: target.score, model: model,
-                                        curve: chosen.probe.curve, start: chosen.probe.quality,
-                                        sameSetting: Self.sameSetting(of: encoder), giveUpAbove: toBeat, trial: trial(encoder))
+            best = try finished(searchScoreAimed(floor: floor, ceiling: job.settings.quality, target: target.score, model: model,
+                                                curve: chosen.probe.curve, start: chosen.probe.quality,
+                                                sameSetting: Self.sameSetting(of: encoder), giveUpAbove: toBeat, trial: trial(encoder)),
+                               by: encoder)
             trials = best.trials
             other = chosen.index == 0 ? alternative : job.encoder
         } else {
@@ -207,7 +220,7 @@ struct ScoreSearch {
             let reached = score.map { String(format: "%.1f", $0) } ?? "not measured (the picture was shrunk)"
             fitted.warnings = job.warnings + fitted.warnings
                 + ["the target score \(Self.formatted(target.score)) does not fit \(budget.formatted): wrote quality \(fitted.quality ?? 0), score \(reached)"]
-            fitted.encodes += trials + sizedOnly
+            fitted.encodes += trials + sizedOnly + rewritten
             fitted.scores = trials + (score == nil ? 0 : 1)
             fitted.score = score
             return fitted
@@ -216,7 +229,7 @@ struct ScoreSearch {
            case let bytes = try exact.encode(picture.prepared(for: exact), quality: best.quality, metadata: metadata),
            bytes.count <= job.settings.budget?.maxBytes ?? Int.max {
             // A lossy mode of a lossless format (a palette PNG) that cannot reach the target: the lossless file.
-            var prepared = job.prepared(picture, bytes, quality: nil, encodes: trials + sizedOnly + 1, notes: written)
+            var prepared = job.prepared(picture, bytes, quality: nil, encodes: trials + sizedOnly + rewritten + 1, notes: written)
             prepared.score = try scorer.score(bytes)
             prepared.scores = trials + 1
             return prepared
@@ -224,7 +237,7 @@ struct ScoreSearch {
         if !best.reached {
             written.append("quality \(best.quality) scores \(String(format: "%.1f", best.score)), below the target \(Self.formatted(target.score)): the highest the search may use")
         }
-        var prepared = job.prepared(picture, best.bytes, quality: best.quality, encodes: trials + sizedOnly, notes: written)
+        var prepared = job.prepared(picture, best.bytes, quality: best.quality, encodes: trials + sizedOnly + rewritten, notes: written)
         prepared.score = best.score
         prepared.scores = trials
         return prepared

@@ -7,19 +7,26 @@ enum PNGDeflate {
     /// libdeflate's range: 0 stores, 12 searches hardest.
     static let levels = 0...12
 
-    /// `file` (a PNG libpng just wrote) with its IDAT chunks replaced by one holding the same filtered
-    /// rows deflated at `level`. `filteredSize` is what the rows take filtered (a filter byte a row
-    /// plus the packed samples): the inflated data must be exactly that long.
-    static func recompressed(_ file: [UInt8], filteredSize: Int, level: Int) throws -> [UInt8] {
-        guard levels.contains(level) else { throw failure("deflate level \(level) is outside \(levels)") }
+    /// The filtered rows (a filter byte a row plus the packed samples) of `file`, a PNG libpng just wrote
+    /// with its picture data stored. `filteredSize` is what they take: the data must inflate to exactly that.
+    static func filteredRows(of file: [UInt8], filteredSize: Int) throws -> [UInt8] {
         let chunks = try imageDataChunks(in: file)
         var stream: [UInt8] = []
         stream.reserveCapacity(chunks.dataSize)
         for range in chunks.data { stream += file[range] }
-        let filtered = try inflate(stream, to: filteredSize)
-        let deflated = try deflate(filtered, level: level)
-        guard deflated.count <= Int(Int32.max) else { throw failure("picture data too large for one chunk") }
+        return try inflate(stream, to: filteredSize)
+    }
 
+    /// `filtered` as a zlib stream at `level`.
+    static func deflated(_ filtered: [UInt8], level: Int) throws -> [UInt8] {
+        guard levels.contains(level) else { throw failure("deflate level \(level) is outside \(levels)") }
+        return try deflate(filtered, level: level)
+    }
+
+    /// `file` with its IDAT chunks replaced by one holding `deflated`, a zlib stream of the same rows.
+    static func replacingImageData(of file: [UInt8], with deflated: [UInt8]) throws -> [UInt8] {
+        guard deflated.count <= Int(Int32.max) else { throw failure("picture data too large for one chunk") }
+        let chunks = try imageDataChunks(in: file)
         var out = Array(file[..<chunks.start])
         out.reserveCapacity(chunks.start + deflated.count + 12 + (file.count - chunks.end))
         let typeAndData = Array("IDAT".utf8) + deflated

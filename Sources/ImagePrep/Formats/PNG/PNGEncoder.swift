@@ -1,4 +1,5 @@
 import CImageCodecs
+import Synchronization
 
 /// Encodes RGB or RGBA pixels to PNG with libpng, in the smallest layout that holds them exactly, writing the metadata as iCCP, eXIf, an uncompressed
 /// iTXt "XML:com.adobe.xmp" chunk and "Comment" text chunks, all before the image data. In palette mode the
@@ -10,6 +11,9 @@ public struct PNGEncoder: ImageEncoding {
     public var palette: Bool
     /// The palette's dithering, 0 (none) to 1 (full Floyd-Steinberg, libimagequant's and pngquant's default).
     public var dithering: Float
+
+    /// The exact file of the picture last quantized: the same for every trial of a search.
+    private let exactFiles = ExactFiles()
 
     public init(compressionLevel: Int = PNGEncoder.defaultCompressionLevel, palette: Bool = false, dithering: Float = 1) {
         self.compressionLevel = compressionLevel
@@ -25,6 +29,13 @@ public struct PNGEncoder: ImageEncoding {
     /// where dithering costs more than it saves, and what a score the palette cannot reach falls back to.
     public var alternative: (any ImageEncoding)? { palette ? PNGEncoder(compressionLevel: compressionLevel) : nil }
 
+    /// A palette's trials deflated at a cheap level: the same pixels, and only the answer searched hardest.
+    public var scoringDraft: (any ImageEncoding)? {
+        palette && compressionLevel > Self.draftLevel
+            ? PNGEncoder(compressionLevel: Self.draftLevel, palette: true, dithering: dithering) : nil
+    }
+    private static let draftLevel = 6
+
     public func metadataBytes(_ metadata: ImageMetadata) -> Int {
         (metadata.exif?.count ?? 0) + (metadata.xmp?.count ?? 0) + (metadata.icc?.count ?? 0)
     }
@@ -35,30 +46,45 @@ public struct PNGEncoder: ImageEncoding {
         let quantized = try Self.encode(PNGPalette.quantized(pixels, quality: quality, dithering: dithering),
                                         metadata: metadata, compressionLevel: compressionLevel)
         // Few enough colours to be a palette as they are: the exact file when that is no larger.
-        guard PNGReduction.PixelFacts(pixels).palette != nil else { return quantized }
-        let exact = try Self.encode(pixels, metadata: metadata, compressionLevel: compressionLevel)
+        guard let exact = try exactFiles.file(of: pixels, metadata: metadata, compressionLevel: compressionLevel) else { return quantized }
         return exact.count <= quantized.count ? exact : quantized
     }
 
     /// `compressionLevel` is libdeflate's 0...12. The pixels are written in each layout PNGReduction finds
     /// for them (palette, grey, no alpha where every pixel is opaque), each with the row filters it may
     /// take, and the smallest file is kept: the first of equals, so the same pixels always give the same bytes.
+    /// Above `rankingLevel` the candidates are first deflated at that cheap level, and only those within
+    /// `rankingMargin` of the best are deflated again at `compressionLevel`: a layout that loses by more at
+    /// the cheap level has not been seen to win at the top one, and the top levels cost ten times as much.
     /// libpng refuses an ICC profile that does not suit RGB data (a gray or CMYK profile, say):
     /// that is thrown, so the caller decides whether to drop the profile and retry.
     public static func encode(_ image: PixelBuffer, metadata: ImageMetadata,
                               compressionLevel: Int = defaultCompressionLevel) throws -> [UInt8] {
         precondition(PNGDeflate.levels.contains(compressionLevel), "PNG compression level must be in \(PNGDeflate.levels)")
+        let layouts = PNGReduction.candidates(for: image, allowsGrey: metadata.icc == nil)
+            .flatMap { layout in layout.filterChoices.map { (layout, $0) } }
+        func written(_ choice: (PNGLayout, Bool), level: Int) throws -> [UInt8] {
+            let (layout, filtersNone) = choice
+            let stored = try encode(layout, filtersNone: filtersNone, width: image.width, height: image.height, metadata: metadata)
+            let filtered = try PNGDeflate.filteredRows(of: stored, filteredSize: image.height * (1 + layout.rowBytes))
+            return try PNGDeflate.replacingImageData(of: stored, with: PNGDeflate.deflated(filtered, level: level))
+        }
+        // Only the sizes are kept from the ranking, and the few finalists written again: a photo's
+        // candidates hold tens of megabytes each.
+        let ranked = compressionLevel > rankingLevel && layouts.count > 1
+            ? try layouts.map { try written($0, level: rankingLevel).count } : layouts.map { _ in 0 }
+        let best = ranked.min() ?? 0
         var smallest: [UInt8]?
-        for layout in PNGReduction.candidates(for: image, allowsGrey: metadata.icc == nil) {
-            for filtersNone in layout.filterChoices {
-                let stored = try encode(layout, filtersNone: filtersNone, width: image.width, height: image.height, metadata: metadata)
-                let file = try PNGDeflate.recompressed(stored, filteredSize: image.height * (1 + layout.rowBytes), level: compressionLevel)
-                if file.count < smallest?.count ?? Int.max { smallest = file }
-            }
+        for (choice, size) in zip(layouts, ranked) where Double(size) <= Double(best) * (1 + rankingMargin) {
+            let file = try written(choice, level: compressionLevel)
+            if file.count < smallest?.count ?? Int.max { smallest = file }
         }
         guard let smallest else { throw ImagePrepError.library("libpng", "no layout to write", kind: .unsupported) }
         return smallest
     }
+
+    private static let rankingLevel = 6
+    private static let rankingMargin = 0.03
 
     /// The file libpng writes with its picture data stored (deflate level 0): PNGDeflate compresses it.
     static func encode(_ layout: PNGLayout, filtersNone: Bool, width: Int, height: Int, metadata: ImageMetadata) throws -> [UInt8] {
@@ -127,5 +153,24 @@ public struct PNGEncoder: ImageEncoding {
     private static func withBytes<R>(_ bytes: [UInt8]?, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         guard let bytes else { return body(UnsafeBufferPointer(start: nil, count: 0)) }
         return bytes.withUnsafeBufferPointer(body)
+    }
+}
+
+/// The exact file of one picture (nil when it has more than 256 colours), kept for the next trial of the
+/// same search, which may run beside this one.
+private final class ExactFiles: Sendable {
+    private struct Entry {
+        let pixels: PixelBuffer, metadata: ImageMetadata, compressionLevel: Int, file: [UInt8]?
+    }
+    private let last = Mutex<Entry?>(nil)
+
+    func file(of pixels: PixelBuffer, metadata: ImageMetadata, compressionLevel: Int) throws -> [UInt8]? {
+        if let known = last.withLock({ entry in
+            entry.flatMap { $0.pixels == pixels && $0.metadata == metadata && $0.compressionLevel == compressionLevel ? $0 : nil }
+        }) { return known.file }
+        let file = PNGReduction.PixelFacts(pixels).palette == nil
+            ? nil : try PNGEncoder.encode(pixels, metadata: metadata, compressionLevel: compressionLevel)
+        last.withLock { $0 = Entry(pixels: pixels, metadata: metadata, compressionLevel: compressionLevel, file: file) }
+        return file
     }
 }
