@@ -138,7 +138,7 @@ final class Reporter: Sendable {
             if let quality = outcome.quality { parts.append("quality \(quality)") }
             if let score = outcome.score { parts.append("score \(String(format: "%.1f", score))") }
             if let candidates = outcome.candidates, candidates.count > 1 {
-                parts.append("chosen from " + candidates.map { "\($0.format.rawValue) \($0.searched ? "" : "about ")\($0.bytes)" }.joined(separator: ", "))
+                parts.append("chosen from " + candidates.map { "\($0.format.rawValue)\($0.lossless ? " lossless" : "") \($0.searched ? "" : "about ")\($0.bytes)" }.joined(separator: ", "))
             }
             if outcome.lossless { parts.append("lossless, not re-encoded") }
             if let map = outcome.gainMap {
@@ -175,6 +175,7 @@ final class Reporter: Sendable {
                 var entry: [String: Any] = ["format": candidate.format.rawValue, "bytes": candidate.bytes, "quality": candidate.quality ?? NSNull(),
                                             "score": candidate.score.map(Self.rounded) ?? NSNull(), "meets": candidate.meets]
                 if !candidate.searched { entry["predicted"] = true }
+                if candidate.lossless { entry["lossless"] = true }
                 return entry
             }
         }

@@ -162,4 +162,12 @@ public struct FormatCandidate: Sendable, Codable, Equatable {
     /// False for a format not searched because its crop mosaic predicted far more bytes than another
     /// format's answer: `bytes` is then that prediction.
     public var searched = true
+    /// Written in the format's lossless mode (tried for graphics).
+    public var lossless = false
+
+    public init(format: OutputFormat, bytes: Int, quality: Int?, score: Double?, meets: Bool, searched: Bool = true,
+                lossless: Bool = false) {
+        (self.format, self.bytes, self.quality, self.score) = (format, bytes, quality, score)
+        (self.meets, self.searched, self.lossless) = (meets, searched, lossless)
+    }
 }

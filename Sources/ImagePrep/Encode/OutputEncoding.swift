@@ -39,7 +39,40 @@ enum OutputEncoding {
             encodes += 1
             bytes = better(bytes, encoder, other, alternative, picture: picture)
         }
-        return job.prepared(picture, bytes, quality: encoder.traits.isLossy ? quality : nil, encodes: encodes, notes: notes)
+        var prepared = job.prepared(picture, bytes, quality: encoder.traits.isLossy ? quality : nil, encodes: encodes, notes: notes)
+        if job.settings.scoreTarget != nil, !encoder.traits.isLossy, case .rgb(let image) = picture {
+            // A lossless file under a target (`--to auto` on a graphic) is scored too: it claims only what was checked.
+            prepared.score = try losslessScore(bytes, of: image, profile: metadata.icc, job: job)
+            prepared.scores = 1
+        }
+        return prepared
+    }
+
+    /// 100 when `bytes` decode to `image`'s visible pixels (checked, so even a picture too small for
+    /// SSIMULACRA 2 has a score); otherwise the measured score.
+    static func losslessScore(_ bytes: [UInt8], of image: PixelBuffer, profile: [UInt8]?, job: EncodingJob) throws -> Double {
+        let format = try FormatSniffer.sniff(bytes).get()
+        let decoded = try format.reader.decoder.decode(bytes, options: DecodeOptions(maxPixels: job.settings.maxPixels))
+        if decoded.metadata.icc == profile, showsTheSamePixels(decoded.content.rgb(), image) { return 100 }
+        return try CandidateScorer(.rgb(image), profile: profile, maxPixels: job.settings.maxPixels, threads: job.threads).score(bytes)
+    }
+
+    /// The same size and the same colour and opacity wherever a pixel shows (the colour under a fully
+    /// transparent pixel is not seen, and libwebp's lossless coder may rewrite it).
+    static func showsTheSamePixels(_ a: PixelBuffer, _ b: PixelBuffer) -> Bool {
+        guard a.width == b.width, a.height == b.height else { return false }
+        let (ca, cb) = (a.channels, b.channels)
+        return a.pixels.withUnsafeBufferPointer { pa in
+            b.pixels.withUnsafeBufferPointer { pb in
+                for pixel in 0..<a.width * a.height {
+                    let alphaA = ca == 4 ? pa[pixel * 4 + 3] : 255, alphaB = cb == 4 ? pb[pixel * 4 + 3] : 255
+                    guard alphaA == alphaB else { return false }
+                    if alphaA == 0 { continue }
+                    for c in 0..<3 where pa[pixel * ca + c] != pb[pixel * cb + c] { return false }
+                }
+                return true
+            }
+        }
     }
 
     /// Of two encodes of `picture` at one quality, the smaller, unless the larger is more faithful by at

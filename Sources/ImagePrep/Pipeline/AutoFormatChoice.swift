@@ -5,7 +5,12 @@ struct SourceFacts {
     var hasAlpha = false
     var isAnimated = false
     var hasGainMap = false
+    /// Drawn rather than photographed (GraphicContent): lossless candidates are tried first.
+    var isGraphic = false
 }
+
+/// Thrown by the pipeline once it has learnt a source's facts, when that was all it was asked for.
+struct SourceFactsLearnt: Error {}
 
 /// `--to auto`: the picture prepared in each allowed format that can hold what it has (alpha, animation,
 /// an HDR gain map unless --hdr drop: each writer's traits say), and the smallest that meets the target
@@ -13,14 +18,37 @@ struct SourceFacts {
 /// one after another, so the answer never depends on threads. With a target score and no budget, each
 /// format after the first is told the smallest size that met the target so far: its search stops once
 /// it cannot be smaller, or is not made when its crop mosaic predicts far more (ScoreSearch).
+/// A graphic (GraphicContent) is first written in the lossless mode of each allowed format that has one
+/// (WebP, JPEG XL): a screenshot's lossless WebP is often a tenth of the lossy file that reaches the
+/// target, and then the lossy searches stop at their first trials.
 enum AutoFormatChoice {
-    /// - Parameter prepare: the pipeline for one format and the size it must beat, telling what it
-    ///   learnt of the source.
+    /// One format to try, in its lossless mode or its usual one.
+    private struct Candidate: Equatable {
+        var format: FormatQuality
+        var lossless = false
+    }
+
+    /// - Parameters:
+    ///   - learn: the pipeline as far as the source's facts (it throws SourceFactsLearnt there).
+    ///   - prepare: the pipeline for one format and the size it must beat, telling what it learnt of the source.
     static func prepare(_ candidates: [FormatQuality], settings: ConversionSettings,
+                        learn: (ConversionSettings, inout SourceFacts) throws -> Void,
                         prepare: (ConversionSettings, Int?, inout SourceFacts) throws -> PreparedImage) throws -> PreparedImage {
-        var remaining = candidates
+        var learnt = SourceFacts()
+        if let first = candidates.first {
+            // A source that fails here fails the same way below, where its error is reported.
+            do { try learn(settings.choosing(first), &learnt) } catch {}
+        }
         var eligible: [FormatQuality]?
-        var results: [(candidate: FormatQuality, image: PreparedImage)] = []
+        var remaining = candidates.map { Candidate(format: $0) }
+        if learnt.known {
+            let allowed = candidates.filter { holds(learnt, $0.format, settings: settings) }
+            eligible = allowed.isEmpty ? candidates : allowed
+            let lossless = learnt.isGraphic && !learnt.isAnimated
+                ? (eligible ?? []).filter { $0.format.writer.offersLosslessMode }.map { Candidate(format: $0, lossless: true) } : []
+            remaining = lossless + (eligible ?? []).map { Candidate(format: $0) }
+        }
+        var results: [(candidate: Candidate, image: PreparedImage)] = []
         var encodes = 0, scores = 0, probes = 0
         var firstError: (any Error)?
         var outclassed: [FormatCandidate] = []
@@ -31,13 +59,14 @@ enum AutoFormatChoice {
         }
         while !remaining.isEmpty {
             let candidate = remaining.removeFirst()
-            let one = settings.choosing(candidate)
+            var one = settings.choosing(candidate.format)
+            if candidate.lossless { (one.lossless, one.palette) = (true, false) }
             var facts = SourceFacts()
             let image: PreparedImage
             do {
                 image = try prepare(one, toBeat, &facts)
             } catch let skipped as OutclassedFormat {
-                outclassed.append(FormatCandidate(format: candidate.format, bytes: skipped.predictedBytes, quality: nil, score: nil,
+                outclassed.append(FormatCandidate(format: candidate.format.format, bytes: skipped.predictedBytes, quality: nil, score: nil,
                                                   meets: false, searched: false))
                 continue
             } catch let error as ImagePrepError where [.doesNotFit, .unsupported].contains(error.kind) {
@@ -50,9 +79,11 @@ enum AutoFormatChoice {
                 let allowed = facts.known ? candidates.filter { holds(facts, $0.format, settings: settings) } : []
                 // No allowed format holds everything: each loses the same (flattened, first frame, SDR).
                 eligible = allowed.isEmpty ? candidates : allowed
-                remaining = remaining.filter { eligible?.contains($0) == true }
+                remaining = remaining.filter { eligible?.contains($0.format) == true }
             }
-            if eligible?.contains(candidate) == true { results.append((candidate, image)) }
+            // A lossless file is one size: over the budget, it is not a candidate.
+            if candidate.lossless, let budget = settings.budget, image.bytes.count > budget.maxBytes { continue }
+            if eligible?.contains(candidate.format) == true { results.append((candidate, image)) }
         }
         let fullWidth = results.map(\.image.width).max() ?? 0
         func meets(_ image: PreparedImage) -> Bool {
@@ -71,8 +102,12 @@ enum AutoFormatChoice {
         let order = candidates.map(\.format)
         written.candidates = (results.map {
             FormatCandidate(format: $0.image.format, bytes: $0.image.bytes.count, quality: $0.image.quality,
-                            score: $0.image.score, meets: meets($0.image))
-        } + outclassed).sorted { (order.firstIndex(of: $0.format) ?? 0) < (order.firstIndex(of: $1.format) ?? 0) }
+                            score: $0.image.score, meets: meets($0.image), lossless: $0.candidate.lossless)
+        } + outclassed).enumerated().sorted { a, b in
+            // In the order given, each format's lossless mode first (as tried).
+            let (ia, ib) = (order.firstIndex(of: a.element.format) ?? 0, order.firstIndex(of: b.element.format) ?? 0)
+            return ia != ib ? ia < ib : a.offset < b.offset
+        }.map(\.element)
         (written.encodes, written.scores, written.probes) = (encodes, scores, probes)
         return written
     }

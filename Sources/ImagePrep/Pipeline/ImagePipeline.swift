@@ -26,10 +26,13 @@ public enum ImagePipeline {
                                              facts: &facts, onStage: report)
                 }
                 let pictures = PreparedSources(for: candidates.map { settings.choosing($0) })
-                return try AutoFormatChoice.prepare(candidates, settings: settings) { settings, toBeat, facts in
+                return try AutoFormatChoice.prepare(candidates, settings: settings, learn: { settings, facts in
+                    _ = try prepareStages(file, settings: settings, scheduling: scheduling, pictures: pictures,
+                                          learningOnly: true, facts: &facts, onStage: report)
+                }, prepare: { settings, toBeat, facts in
                     try prepareStages(file, settings: settings, scheduling: scheduling, pictures: pictures, toBeat: toBeat,
                                       facts: &facts, onStage: report)
-                }
+                })
             }
         } catch {
             throw ImagePrepError.failed(at: stage, error, otherwise: .corrupt)
@@ -39,8 +42,10 @@ public enum ImagePipeline {
     /// - Parameters:
     ///   - pictures: where the prepared source is kept for another format of the same file.
     ///   - toBeat: what another format's output measured (`--to auto`), for the score search to beat.
+    ///   - learningOnly: stop once the source's facts are known (with SourceFactsLearnt), before encoding.
     private static func prepareStages(_ file: [UInt8], settings: ConversionSettings, scheduling: Scheduling,
-                                      pictures: PreparedSources, toBeat: Int? = nil, facts: inout SourceFacts, onStage: (PipelineStage) -> Void) throws -> PreparedImage {
+                                      pictures: PreparedSources, toBeat: Int? = nil, learningOnly: Bool = false,
+                                      facts: inout SourceFacts, onStage: (PipelineStage) -> Void) throws -> PreparedImage {
         let threads = scheduling.threads
         onStage(.sniff)
         let format = try FormatSniffer.sniff(file).get()
@@ -90,8 +95,18 @@ public enum ImagePipeline {
         // A JPEG turned by 90° at its own size keeps its block grid: transposed tables requantize each
         // block as the unturned file would be (about 5% smaller than the standard tables at quality 86).
         let transposedBlocks = decoded.isDCTBlockGrid && decoded.orientation.swapsDimensions && shrinkingTo == nil
-        let encoder = transposedBlocks
-            ? EncoderRegistry.encoder(for: settings, searching: searching, transposedBlocks: true, threads: threads) : plain
+        // A graphic's coloured edges and text need full chroma: its score search starts in 4:4:4 and tries
+        // 4:2:0 second (a screenshot at 4:2:0 missed 80 even at AVIF quality 100, and 4:4:4 reached it at 44).
+        if case .rgb(let image) = picture, learningOnly || settings.scoreTarget != nil {
+            facts.isGraphic = GraphicContent(image).isGraphic
+        }
+        let layouts: (first: ChromaSubsampling, second: ChromaSubsampling) = facts.isGraphic ? (.s444, .s420) : (.s420, .s444)
+        var firstLayout = settings
+        if facts.isGraphic, settings.scoreTarget != nil, settings.subsampling == nil, plain.traits.scoreModel?.triesOtherLayout == true {
+            firstLayout.subsampling = layouts.first
+        }
+        let encoder = transposedBlocks || firstLayout.subsampling != settings.subsampling
+            ? EncoderRegistry.encoder(for: firstLayout, searching: searching, transposedBlocks: transposedBlocks, threads: threads) : plain
         // nil unless this format reads it: a source decoded with its gain map is shared only when it has none.
         let gainMap = source.gainMap
         decoded.warnings += GainMapPlan.notes(decoded.gainMap, written: gainMap != nil, settings: settings)
@@ -102,6 +117,7 @@ public enum ImagePipeline {
         default: false
         }
         facts.known = true
+        if learningOnly { throw SourceFactsLearnt() }
         switch picture {
         case .rgb(let image) where image.hasAlpha && !encoder.traits.keepsAlpha:
             picture = .rgb(flattened(image, onto: settings.background))
@@ -116,9 +132,9 @@ public enum ImagePipeline {
         // `--quality auto` may try the other chroma layout too (the format's ScoreModel says whether).
         var chromaAlternative: (any ImageEncoding)?
         if settings.scoreTarget != nil, settings.subsampling == nil, encoder.traits.scoreModel?.triesOtherLayout == true {
-            var full = settings
-            full.subsampling = .s444
-            let base = EncoderRegistry.encoder(for: full, searching: true, transposedBlocks: transposedBlocks, threads: threads)
+            var other = settings
+            other.subsampling = layouts.second
+            let base = EncoderRegistry.encoder(for: other, searching: true, transposedBlocks: transposedBlocks, threads: threads)
             chromaAlternative = gainMap.flatMap {
                 outputFormat.gainMapEncoder(base: base, gainMap: $0, pictureSize: (picture.width, picture.height), threads: threads)
             } ?? base
