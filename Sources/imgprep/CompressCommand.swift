@@ -26,7 +26,9 @@ struct CompressCommand: Command {
         ],
         discussion: """
         A JPEG that is already within the budget and needs no resize, rotation or metadata change is
-        copied byte for byte. When even --min-quality is over the budget the image is shrunk until it fits
+        copied byte for byte. Without --to, a photo becomes a JPEG, and a screenshot, chart, icon or other
+        graphic in a PNG or GIF stays a full-size PNG: lossless when that fits, else a palette, and a JPEG
+        only when neither fits (with -o DIR, where its PNG does not replace the input). When even --min-quality is over the budget the image is shrunk until it fits
         (or, with --no-downscale, the file fails and nothing is written).
         """)
 
@@ -36,7 +38,12 @@ struct CompressCommand: Command {
         guard arguments[.maxBytes] != nil else {
             throw UsageError(description: "compress needs --max-bytes SIZE; see 'imgprep compress --help'")
         }
-        options = try BatchCommandOptions(arguments, formats: Self.formats, defaultQuality: { _ in 95 })
+        var options = try BatchCommandOptions(arguments, formats: Self.formats, defaultQuality: { _ in 95 })
+        // Without --to, a graphic in a lossless file may keep a lossless format (GraphicRoute).
+        if arguments[.to] == nil, options.outputFile == nil, !options.toStandardOutput, options.setOutputs == nil {
+            options.settings.graphicFormat = OutputFormatHelp.paletted.first
+        }
+        self.options = options
         if options.batch.inPlace && (!options.settings.format.writer.replacesInPlace || options.settings.autoFormats != nil) {
             let replaced = Formats.list(Formats.writers.filter(\.replacesInPlace).map(\.displayName))
             throw UsageError(description: "--in-place replaces \(replaced) files with \(replaced) files; with --to \(options.settings.autoFormats == nil ? options.settings.format.rawValue : "auto") use -o DIR; see 'imgprep compress --help'")

@@ -40,7 +40,8 @@ func runBatch(_ options: BatchCommandOptions, command: String) async -> Int32 {
 
     var planner = JobPlanner(format: options.settings.format, outputDirectory: options.outputDirectory,
                              outputFile: options.outputFile, inPlace: options.batch.inPlace,
-                             autoFormats: options.settings.autoFormats?.map(\.format), set: options.setOutputs)
+                             autoFormats: options.settings.autoFormats?.map(\.format), set: options.setOutputs,
+                             graphicFormat: options.settings.graphicFormat)
     if let manifest = options.manifest { planner.reserve(manifest.path, for: "--manifest") }
     if let filesFrom = options.filesFrom, filesFrom != "-" { planner.protect(filesFrom) }
     let source = JobSource(arguments: options.paths, list: list, recursive: options.recursive,

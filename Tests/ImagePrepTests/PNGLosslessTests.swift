@@ -113,7 +113,8 @@ import Testing
         for layout in layouts {
             for filtersNone in layout.filterChoices {
                 let stored = try PNGEncoder.encode(layout, filtersNone: filtersNone, width: width, height: height, metadata: ImageMetadata())
-                let png = try PNGDeflate.recompressed(stored, filteredSize: height * (1 + layout.rowBytes), level: PNGEncoder.defaultCompressionLevel)
+                let filtered = try PNGDeflate.filteredRows(of: stored, filteredSize: height * (1 + layout.rowBytes))
+                let png = try PNGDeflate.replacingImageData(of: stored, with: PNGDeflate.deflated(filtered, level: PNGEncoder.defaultCompressionLevel))
                 #expect(try Self.referencePixels(of: png) == rgba, "\(picture): layout \(layout.colorType)/\(layout.bitDepth), unfiltered \(filtersNone)")
                 sizes.append(png.count)
             }

@@ -59,18 +59,21 @@ public struct FileConverter: Sendable {
                 let outputs = job.possibleOutputs
                 outcome.reason = job.setOutputs != nil ? "dry run: would write a set (\(outputs.joined(separator: ", ")), at the widths the picture allows)"
                     : outputs.count == 1 ? "dry run: would write \(job.output)"
-                    : "dry run: would write one of \(outputs.joined(separator: ", ")) (--to auto chooses per picture)"
+                    : "dry run: would write one of \(outputs.joined(separator: ", ")) (chosen per picture)"
                 return outcome
             }
             let scheduling = Scheduling(threads: options.threadsPerImage ?? context.threads)
             let (bytes, admission) = try await admitAndRead(job.readPath, scheduling: scheduling)
             defer { admission.ticket?.release() }
             if case .success(let format) = FormatSniffer.sniff(bytes) { try refuseInPlace(format) }
-            let key = reuse?.key(for: bytes)
+            // A graphic may take its own format only when the planner found its name free.
+            var settings = self.settings
+            if let graphicFormat = settings.graphicFormat, job.outputFormats?.contains(graphicFormat) != true { settings.graphicFormat = nil }
+            let key = reuse?.key(for: bytes, graphicRoute: settings.graphicFormat != nil)
             let prepared: PreparedImage
             if let reuse, let key {
                 let source: OutputReuse.Source
-                (prepared, source) = try await reuse.output(for: key, input: job.input) { try await prepare(bytes, settings, admission) }
+                (prepared, source) = try await reuse.output(for: key, input: job.input) { [settings] in try await prepare(bytes, settings, admission) }
                 outcome.cached = source == .cache
                 if case .duplicate(let first) = source { outcome.duplicateOf = first }
             } else {

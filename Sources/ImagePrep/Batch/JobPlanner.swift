@@ -20,6 +20,10 @@ public struct JobPlanner: Sendable {
     public let autoFormats: [OutputFormat]?
     /// A web image set: every name its variants may get is checked and claimed.
     public let set: SetOutputs?
+    /// `compress` without `--to`: the format a graphic may be written in instead (GraphicRoute). An input
+    /// whose name in it is free gets both names claimed; one whose name would be its own (no -o DIR) or
+    /// another's goes the photo's way, and its job says so (`outputFormats` nil).
+    public let graphicFormat: OutputFormat?
 
     private var inputs = Set<PathDigest>()         // every input seen or announced, as file and as entry
     private var planned = Set<PathDigest>()        // (input file, output entry) of every job planned
@@ -37,8 +41,9 @@ public struct JobPlanner: Sendable {
     private static let recall = 4096
 
     public init(format: OutputFormat, outputDirectory: String?, outputFile: String? = nil, inPlace: Bool,
-                autoFormats: [OutputFormat]? = nil, set: SetOutputs? = nil) {
+                autoFormats: [OutputFormat]? = nil, set: SetOutputs? = nil, graphicFormat: OutputFormat? = nil) {
         self.format = format
+        self.graphicFormat = autoFormats == nil && set == nil && outputFile == nil && !inPlace ? graphicFormat : nil
         self.set = set
         self.autoFormats = autoFormats
         self.outputDirectory = outputDirectory
@@ -88,7 +93,14 @@ public struct JobPlanner: Sendable {
         let output = outputFile ?? setNames?.first
             ?? OutputNaming.outputPath(for: input.remote?.outputName ?? input.path, format: autoFormats?.first ?? format,
                                        directory: outputDirectory, relativeTo: input.root)
-        var job = BatchJob(input: input.path, output: output, outputFormats: autoFormats, setOutputs: setNames?.filter(SetOutputs.isKnown))
+        var formats = autoFormats
+        if let graphicFormat, graphicFormat != format {
+            let name = OutputNaming.outputPath(for: input.remote?.outputName ?? input.path, format: graphicFormat,
+                                               directory: outputDirectory, relativeTo: input.root)
+            let entry = PathDigest(normalized: identity.entry(name))
+            if entry != inputFile, entry != inputEntry, claimed[entry] == nil, !inputs.contains(entry) { formats = [format, graphicFormat] }
+        }
+        var job = BatchJob(input: input.path, output: output, outputFormats: formats, setOutputs: setNames?.filter(SetOutputs.isKnown))
         job.remote = input.remote
         job.root = input.root
         // With --to auto every name the output may get is checked and claimed: the format is known only later.

@@ -14,6 +14,8 @@ public final class OutputReuse: Sendable {
 
     public let cache: OutputCache?
     private let fingerprint: [UInt8]
+    /// The settings without a graphic's own format: for inputs whose name in it was not free.
+    private let photoFingerprint: [UInt8]
     private let versions: [String]
     private let state = Mutex(State())
 
@@ -45,6 +47,9 @@ public final class OutputReuse: Sendable {
     public init(settings: ConversionSettings, cache: OutputCache?) {
         // Scheduling (threads) is not part of the settings: it changes the speed, never the bytes.
         self.fingerprint = (try? CacheKey.fingerprint(of: settings)) ?? []
+        var photo = settings
+        photo.graphicFormat = nil
+        self.photoFingerprint = (try? CacheKey.fingerprint(of: photo)) ?? []
         // A cache outlives this build: its entries are filed under the libraries' versions and the
         // executable's own digest too. Within one run neither can change, so finding duplicates needs
         // neither, and asking for versions would open libheif in a batch that has no HEIF file.
@@ -52,8 +57,9 @@ public final class OutputReuse: Sendable {
         self.cache = cache
     }
 
-    public func key(for input: [UInt8]) -> CacheKey {
-        CacheKey(input: input, settingsFingerprint: fingerprint, versions: versions)
+    /// - Parameter graphicRoute: false for an input that may not take the settings' `graphicFormat`.
+    public func key(for input: [UInt8], graphicRoute: Bool = true) -> CacheKey {
+        CacheKey(input: input, settingsFingerprint: graphicRoute ? fingerprint : photoFingerprint, versions: versions)
     }
 
     /// The output for `input` (bytes read from the file `path`): from the cache, from an identical input

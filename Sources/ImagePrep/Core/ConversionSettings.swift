@@ -38,6 +38,9 @@ public struct ConversionSettings: Sendable, Codable {
     public var budget: ByteBudget?
     /// `--quality auto`: the lowest quality whose output reaches this score (`quality` is then the ceiling).
     public var scoreTarget: ScoreTarget?
+    /// `compress` without `--to`: the format a graphic whose source holds its pixels exactly (PNG, GIF) is
+    /// written in instead of `format`, lossless or as a palette at full size when either fits (GraphicRoute).
+    public var graphicFormat: OutputFormat?
     /// `--to auto`: the formats one of which each picture is written in, the smallest that meets the
     /// target or budget (`format` is then only the first of them, for what is planned before a picture).
     public var autoFormats: [FormatQuality]?

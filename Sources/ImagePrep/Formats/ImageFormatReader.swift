@@ -30,6 +30,9 @@ public protocol ImageFormatReader: Sendable {
     /// (upright, within --max-dimension, its own colours kept, metadata as it is, no gain map to drop), so
     /// that a writer may keep its coded picture; nil when it must change.
     func unchanged(_ file: [UInt8], settings: ConversionSettings) throws -> UnchangedInput?
+    /// Whether every file of the format holds its pixels exactly (PNG, GIF): a graphic in one is written
+    /// losslessly or as a palette by `compress` before any lossy format (GraphicRoute).
+    var storesLosslessly: Bool { get }
     /// Whether the file's coded data ends before its picture does (a cut download): such a file, let through
     /// with --allow-truncated, is always decoded, never kept as it is.
     func endsEarly(_ file: [UInt8]) -> Bool
@@ -45,6 +48,7 @@ public struct UnchangedInput: Sendable {
 extension ImageFormatReader {
     public var codedAsDCTBlocks: Bool { false }
     public var decodesToYCbCrPlanes: Bool { false }
+    public var storesLosslessly: Bool { false }
     public func endsEarly(_ file: [UInt8]) -> Bool { false }
     public func unchanged(_ file: [UInt8], settings: ConversionSettings) throws -> UnchangedInput? { nil }
 }

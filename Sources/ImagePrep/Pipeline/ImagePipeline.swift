@@ -20,6 +20,17 @@ public enum ImagePipeline {
                 if let set = settings.set {
                     return try SetPipeline.prepare(file, settings: settings, set: set, threads: scheduling.threads, onStage: report)
                 }
+                if settings.autoFormats == nil, let graphicFormat = settings.graphicFormat {
+                    let pictures = PreparedSources()
+                    return try GraphicRoute.prepare(file, settings: settings, graphicFormat: graphicFormat, learn: { settings, facts in
+                        _ = try prepareStages(file, settings: settings, scheduling: scheduling, pictures: pictures,
+                                              learningOnly: true, facts: &facts, onStage: report)
+                    }, prepare: { settings in
+                        var facts = SourceFacts()
+                        return try prepareStages(file, settings: settings, scheduling: scheduling, pictures: pictures,
+                                                 facts: &facts, onStage: report)
+                    })
+                }
                 guard let candidates = settings.autoFormats else {
                     var facts = SourceFacts()
                     return try prepareStages(file, settings: settings, scheduling: scheduling, pictures: PreparedSources(),

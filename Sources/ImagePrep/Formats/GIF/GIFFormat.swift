@@ -10,6 +10,7 @@ struct GIFFormatReader: ImageFormatReader {
     var decoder: any ImageDecoding { GIFDecoder() }
     func describe(_ file: [UInt8], format: SniffedFormat) throws -> ImageDescription { try ImageInspector.inspectGIF(file) }
     var libraries: [CodecLibrary] { [.giflib] }
+    var storesLosslessly: Bool { true }
 }
 
 extension SniffedFormat {

@@ -10,6 +10,7 @@ struct PNGFormatReader: ImageFormatReader {
     var decoder: any ImageDecoding { PNGDecoder() }
     func describe(_ file: [UInt8], format: SniffedFormat) throws -> ImageDescription { try ImageInspector.inspectPNG(file) }
     var libraries: [CodecLibrary] { [.libpng, .zlib] }
+    var storesLosslessly: Bool { true }
 }
 
 extension SniffedFormat {
