@@ -2,7 +2,7 @@
 # screenshots, diagrams, icons with alpha, logos and pixel art that Debian packages install
 # (scripts/bench-graphics.tsv lists them with their packages and licences). Lossless PNG against optipng -o2,
 # oxipng -o2 (PyPI pyoxipng), zopflipng and cwebp -lossless -exact (RGB kept under transparent pixels, so pixel-exact); palette PNG (--quality auto, SSIMULACRA 2 ≥ 80)
-# against pngquant --quality 65-80; and the smallest lossless file of all the tools per picture, as ImageOptim
+# against pngquant --quality 65-80; --to auto --quality auto; and the smallest lossless file of all the tools per picture, as ImageOptim
 # keeps. Bytes are what a pipeline would ship: a tool that wrote nothing for a picture (pngquant when it
 # cannot reach its quality) counts the input. Scores: `imgprep compare` (SSIMULACRA 2), or the reference
 # ssimulacra2 when SSIMULACRA2 is set.
@@ -30,16 +30,17 @@ graphics_workload() {
   local webp=("cwebp -lossless -exact" "$O/cwebp" "${X2[@]}" 'cwebp -quiet -lossless -exact "$1" -o "$OUT/$(basename "${1%.*}").webp"')
   local palette=("imgprep --quality auto" "$O/imgprep-palette" "$IMGPREP" convert "${INPUTS[@]}" --to png --quality auto -o "$O/imgprep-palette" -j 2 --quiet)
   local pngquant=("pngquant --quality 65-80" "$O/pngquant" "${X2[@]}" 'pngquant --quality 65-80 --output "$OUT/$(basename "$1")" "$1"')
-  local specs=(ours optipng zopfli webp palette pngquant) labels=(imgprep "optipng -o2" zopflipng "cwebp -lossless -exact" "imgprep --quality auto" "pngquant --quality 65-80")
+  local auto=("imgprep --to auto --quality auto" "$O/imgprep-auto" "$IMGPREP" convert "${INPUTS[@]}" --to auto --quality auto -o "$O/imgprep-auto" -j 2 --quiet)
+  local specs=(ours optipng zopfli webp palette pngquant auto) labels=(imgprep "optipng -o2" zopflipng "cwebp -lossless -exact" "imgprep --quality auto" "pngquant --quality 65-80" "imgprep --to auto --quality auto")
   [[ -n $oxipng ]] && specs+=(oxi) && labels+=("oxipng -o2")
   measure "${specs[@]}"
-  table "Graphics: time (${#INPUTS[@]} PNGs; lossless rows, then palette rows)" imgprep "${labels[@]}"
+  table "Graphics: time (${#INPUTS[@]} PNGs; lossless rows, then palette rows, then --to auto)" imgprep "${labels[@]}"
   headline "Graphics (lossless PNG)" "optipng -o2" "oxipng -o2" zopflipng "cwebp -lossless -exact"
 
   # Bytes and scores of each tool's last timed run (the memory run wrote the same files again).
   local rows=() dir
   for l in "imgprep:imgprep" "optipng -o2:optipng" "oxipng -o2:oxipng" "zopflipng:zopflipng" "cwebp -lossless -exact:cwebp" \
-           "imgprep --quality auto:imgprep-palette" "pngquant --quality 65-80:pngquant"; do
+           "imgprep --quality auto:imgprep-palette" "pngquant --quality 65-80:pngquant" "imgprep --to auto --quality auto:imgprep-auto"; do
     [[ -d $O/${l##*:} ]] && rows+=("${l%%:*}" "$O/${l##*:}")
   done
   local lossless=("imgprep" "optipng -o2" "oxipng -o2" "zopflipng" "cwebp -lossless -exact")
@@ -83,6 +84,10 @@ graphics_workload() {
   aim "graphics: imgprep's lossless PNG time over optipng -o2's" "$(ratio "${R_TIME[imgprep]:-0}" "${R_TIME[optipng -o2]:-0}")" 1 at-most
   aim "graphics: palette PNG bytes (--quality auto, SSIMULACRA 2 ≥ 80) over pngquant --quality 65-80's" \
       "$(ratio "${GRAPHICS_BYTES[imgprep --quality auto]:-0}" "${GRAPHICS_BYTES[pngquant --quality 65-80]:-0}")" 1 at-most
+  aim "graphics: --to auto --quality auto bytes (SSIMULACRA 2 ≥ 80) over the smallest lossless file of all tools" \
+      "$(ratio "${GRAPHICS_BYTES[imgprep --to auto --quality auto]:-0}" "$smallest")" 1 at-most
+  aim "graphics: --to auto --quality auto time over cwebp -lossless -exact's" \
+      "$(ratio "${R_TIME[imgprep --to auto --quality auto]:-0}" "${R_TIME[cwebp -lossless -exact]:-0}")" 3 at-most
   HEADLINES+=("- Graphics bytes: imgprep lossless $(ratio "${GRAPHICS_BYTES[imgprep]:-0}" "$in_total") of the inputs (optipng -o2 $(ratio "${GRAPHICS_BYTES[optipng -o2]:-0}" "$in_total"), smallest lossless of all tools $(ratio "$smallest" "$in_total")); palette $(ratio "${GRAPHICS_BYTES[imgprep --quality auto]:-0}" "$in_total") (pngquant $(ratio "${GRAPHICS_BYTES[pngquant --quality 65-80]:-0}" "$in_total"))")
 }
 declare -A GRAPHICS_BYTES
