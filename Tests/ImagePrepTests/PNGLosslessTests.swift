@@ -85,7 +85,8 @@ import Testing
 
     /// Every layout PNGReduction offers decodes (by ImageMagick) to exactly the pixels given, and the
     /// layouts follow the pixels: no alpha channel when all are opaque, grey when R = G = B, a palette
-    /// at the smallest depth that indexes the colours, none past 256. The encoder keeps the smallest.
+    /// at the smallest depth that indexes the colours, none past 256. The encoder keeps the smallest it
+    /// deflates hardest (see the last check).
     static let pictures: [(colours: Int, grey: Bool, alpha: Bool, layouts: [String])] = [
         (1, false, false, ["3/1", "2/8"]), (2, false, true, ["3/1", "6/8"]), (3, false, false, ["3/2", "2/8"]),
         (4, true, false, ["3/2", "0/8"]), (5, false, true, ["3/4", "6/8"]), (16, false, false, ["3/4", "2/8"]),
@@ -119,7 +120,10 @@ import Testing
                 sizes.append(png.count)
             }
         }
-        #expect(try PNGEncoder.encode(image, metadata: ImageMetadata()).count == sizes.min())
+        // The encoder deflates at its top level only the layouts within 3% of the best at a cheap one: its
+        // file is the smallest of those, within a few percent of the smallest of all.
+        let written = try PNGEncoder.encode(image, metadata: ImageMetadata()).count
+        #expect(sizes.contains(written) && Double(written) <= Double(sizes.min() ?? 0) * 1.03, "\(picture): \(written) of \(sizes)")
     }
 
     /// Grey pixels with an RGB profile stay RGB (PNG forbids an RGB profile on grey data), the profile kept.

@@ -28,6 +28,10 @@ public protocol ImageEncoding: Sendable {
     /// prepared for this output (OutputMetadata.prepare: within the traits' `metadataLimits`, only their
     /// `carriedMetadata`).
     func encode(_ picture: DecodedPixels, quality: Int, metadata: ImageMetadata) throws -> [UInt8]
+    /// Another way of writing the format that `--quality auto` searches too, keeping the smaller at the
+    /// target, for a format whose ScoreModel `searchesChromaLayouts` without a chroma choice (a palette
+    /// without dithering); the chroma layouts themselves come from the settings.
+    var scoredAlternative: (any ImageEncoding)? { get }
     /// An encoder that writes the same pixels as this one at every quality, sooner and in somewhat more
     /// bytes (PNG at a cheap deflate level): the score search's trials, whose bytes are only scored, use
     /// it, and its answer is then written by this encoder.
@@ -45,6 +49,7 @@ extension ImageEncoding {
     public var ycbcrLayout: YCbCrLayout? { nil }
     public var alternative: (any ImageEncoding)? { nil }
     public var scoringDraft: (any ImageEncoding)? { nil }
+    public var scoredAlternative: (any ImageEncoding)? { nil }
     public func meanSquaredError(of encoded: [UInt8], from picture: DecodedPixels) -> Double? { nil }
     public var runsTrialsSideBySide: Bool { false }
     /// libjpeg and libpng work a few rows at a time.

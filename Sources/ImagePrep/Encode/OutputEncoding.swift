@@ -12,7 +12,7 @@ enum OutputEncoding {
     /// - Parameters:
     ///   - picture: upright, in a form `encoder` takes, at its final size unless the budget forces shrinking.
     ///   - sizeHints: predicted sizes by quality for this picture, to aim the first trial.
-    ///   - chromaAlternative: the same format in its other chroma layout, for `--quality auto` to try too.
+    ///   - chromaAlternative: the same format in its other chroma layout (or its `scoredAlternative`), for `--quality auto` to try too.
     ///   - toBeat: with `--quality auto`, the size another format reached the target in (`--to auto`):
     ///     this encode only matters if it is smaller (ScoreSearch.run).
     static func encode(_ picture: DecodedPixels, with encoder: any ImageEncoding, metadata source: ImageMetadata,

@@ -113,7 +113,8 @@ public enum ImagePipeline {
         }
         let layouts: (first: ChromaSubsampling, second: ChromaSubsampling) = facts.isGraphic ? (.s444, .s420) : (.s420, .s444)
         var firstLayout = settings
-        if facts.isGraphic, settings.scoreTarget != nil, settings.subsampling == nil, plain.traits.scoreModel?.triesOtherLayout == true {
+        if facts.isGraphic, settings.scoreTarget != nil, settings.subsampling == nil, plain.traits.subsamplesChroma,
+           plain.traits.scoreModel?.triesOtherLayout == true {
             firstLayout.subsampling = layouts.first
         }
         let encoder = transposedBlocks || firstLayout.subsampling != settings.subsampling
@@ -142,13 +143,17 @@ public enum ImagePipeline {
         }
         // `--quality auto` may try the other chroma layout too (the format's ScoreModel says whether).
         var chromaAlternative: (any ImageEncoding)?
-        if settings.scoreTarget != nil, settings.subsampling == nil, encoder.traits.scoreModel?.triesOtherLayout == true {
+        if settings.scoreTarget != nil, settings.subsampling == nil, encoder.traits.subsamplesChroma,
+           encoder.traits.scoreModel?.triesOtherLayout == true {
             var other = settings
             other.subsampling = layouts.second
             let base = EncoderRegistry.encoder(for: other, searching: true, transposedBlocks: transposedBlocks, threads: threads)
             chromaAlternative = gainMap.flatMap {
                 outputFormat.gainMapEncoder(base: base, gainMap: $0, pictureSize: (picture.width, picture.height), threads: threads)
             } ?? base
+        }
+        if chromaAlternative == nil, settings.scoreTarget != nil, encoder.traits.scoreModel?.searchesChromaLayouts == true {
+            chromaAlternative = encoder.scoredAlternative
         }
         var prepared = try OutputEncoding.encode(picture, with: withMap ?? encoder, metadata: decoded.metadata, settings: settings,
                                                  threads: threads, warnings: decoded.warnings,

@@ -6,8 +6,9 @@ public struct ScoreModel: Sendable, Equatable {
     public let qualityAt80: Int
     /// Score points gained per quality step near there (typical; the search measures each picture's own).
     public let pointsPerQuality: Double
-    /// Whether `--quality auto` tries both 4:2:0 and 4:4:4 chroma (when --subsampling is not given) and
-    /// writes the smaller at the target: worth it where 4:4:4 often reaches a score at fewer bytes.
+    /// Whether `--quality auto` tries both 4:2:0 and 4:4:4 chroma (when --subsampling is not given), or
+    /// both of a format's other ways (its encoder's `scoredAlternative`), and writes the smaller at the
+    /// target: worth it where 4:4:4 often reaches a score at fewer bytes.
     public let searchesChromaLayouts: Bool
     /// How many qualities below the first layout's answer the other layout usually reaches the same score.
     public let otherLayoutBelow: Int

@@ -36,6 +36,13 @@ public struct PNGEncoder: ImageEncoding {
     }
     private static let draftLevel = 6
 
+    /// A dithered palette's alternative under `--quality auto`: none. Dithering costs bytes on flat
+    /// graphics, where the plain palette often reaches the same score a third smaller (pngquant --nofs on
+    /// kcachegrind's screenshot: 24,357 bytes at 83.0 against 36,845 at 83.7), and saves colours on shaded icons.
+    public var scoredAlternative: (any ImageEncoding)? {
+        palette && dithering > 0 ? PNGEncoder(compressionLevel: compressionLevel, palette: true, dithering: 0) : nil
+    }
+
     public func metadataBytes(_ metadata: ImageMetadata) -> Int {
         (metadata.exif?.count ?? 0) + (metadata.xmp?.count ?? 0) + (metadata.icc?.count ?? 0)
     }

@@ -65,7 +65,8 @@ extension SizeModel {
 extension ScoreModel {
     /// libimagequant on the screenshot fixture scores 82.6 at quality 80 and 88.7 at 90; a photo stays near 76
     /// even at 100 (256 colours are too few), where the search settles on its best.
-    public static let pngPalette = ScoreModel(qualityAt80: 85, pointsPerQuality: 0.5)
+    /// Both its ways are searched: dithered and not (PNGEncoder.scoredAlternative).
+    public static let pngPalette = ScoreModel(qualityAt80: 85, pointsPerQuality: 0.5, searchesChromaLayouts: true)
 }
 
 extension OutputFormat {
