@@ -12,6 +12,9 @@ public struct ScoreSearchResult: Sendable {
     public var scores: [Int: Double]
     /// Encodes made and scored.
     public var trials: Int
+    /// The size of the draft `bytes` were written again from (ImageEncoding.scoringDraft), if any: what
+    /// other drafts compare with.
+    public var draftSize: Int? = nil
 }
 
 /// Finds the lowest quality in `floor...ceiling` whose encode scores at least `target`, one trial at a
@@ -150,6 +153,7 @@ struct ScoreSearch {
             guard encoder.scoringDraft != nil, !result.bytes.isEmpty else { return result }
             rewritten += 1
             var result = result
+            result.draftSize = result.bytes.count
             result.bytes = try encoder.encode(picture.prepared(for: encoder), quality: result.quality, metadata: metadata)
             return result
         }
@@ -193,13 +197,20 @@ struct ScoreSearch {
             trials = best.trials
             other = alternative
             if let alternative, best.reached, model.searchesChromaLayouts {
-                let (smallerOne, scored, sized) = try smaller(than: best, with: alternative, input: picture.prepared(for: alternative),
+                // Sized by drafts where the encoder has one, against the draft of `best`.
+                let draft = best.draftSize == nil ? nil : alternative.scoringDraft
+                let sizing = draft ?? alternative
+                let (smallerOne, scored, sized) = try smaller(than: best.draftSize ?? best.bytes.count, quality: best.quality,
+                                                              with: sizing, input: picture.prepared(for: sizing),
                                                               metadata: metadata, scorer: scorer) { q, known in
                     try search(alternative, start: q - 1, ceiling: q, known: known)
                 }
                 trials += scored
                 sizedOnly = sized
-                if let smallerOne { best = smallerOne }
+                if let smallerOne {
+                    // An answer found below by the search is written in full already; one taken as sized is a draft.
+                    best = draft != nil && smallerOne.draftSize == nil ? try finished(smallerOne, by: alternative) : smallerOne
+                }
             }
         }
         if let other, !best.reached {
@@ -285,7 +296,7 @@ struct ScoreSearch {
     /// the target searched below it. Same answer as searching the layout in full, in one scored encode
     /// when it loses (about half the corpus photos, each way by a few percent). Also returns the encodes
     /// made only to learn their size.
-    func smaller(than best: ScoreSearchResult, with encoder: any ImageEncoding, input: DecodedPixels, metadata: ImageMetadata,
+    func smaller(than bestSize: Int, quality bestQuality: Int, with encoder: any ImageEncoding, input: DecodedPixels, metadata: ImageMetadata,
                  scorer: CandidateScorer,
                  searchBelow: (Int, [Int: (bytes: [UInt8], score: Double)]) throws -> ScoreSearchResult)
         throws -> (ScoreSearchResult?, scored: Int, sized: Int) {
@@ -299,12 +310,12 @@ struct ScoreSearch {
         }
         // The highest quality in floor...ceiling whose encode is smaller than `best`, stepping from where
         // that layout usually reaches the same score.
-        var q = min(max(best.quality - model.otherLayoutBelow, floor), ceiling)
-        if try encoded(q).count < best.bytes.count {
-            while q < ceiling, try encoded(q + 1).count < best.bytes.count { q += 1 }
+        var q = min(max(bestQuality - model.otherLayoutBelow, floor), ceiling)
+        if try encoded(q).count < bestSize {
+            while q < ceiling, try encoded(q + 1).count < bestSize { q += 1 }
         } else {
-            while q > floor, try encoded(q).count >= best.bytes.count { q -= 1 }
-            guard try encoded(q).count < best.bytes.count else { return (nil, 0, sizes.count) }
+            while q > floor, try encoded(q).count >= bestSize { q -= 1 }
+            guard try encoded(q).count < bestSize else { return (nil, 0, sizes.count) }
         }
         let candidate = (bytes: try encoded(q), score: try scorer.score(try encoded(q)))
         guard candidate.score >= target.score else { return (nil, 1, sizes.count - 1) }
