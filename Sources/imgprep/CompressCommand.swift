@@ -26,10 +26,11 @@ struct CompressCommand: Command {
         ],
         discussion: """
         A JPEG that is already within the budget and needs no resize, rotation or metadata change is
-        copied byte for byte. Without --to, a photo becomes a JPEG, and a screenshot, chart, icon or other
-        graphic in a PNG or GIF stays a full-size PNG: lossless when that fits, else a palette, and a JPEG
-        only when neither fits (with -o DIR, where its PNG does not replace the input). When even --min-quality is over the budget the image is shrunk until it fits
+        copied byte for byte. When even --min-quality is over the budget the image is shrunk until it fits
         (or, with --no-downscale, the file fails and nothing is written).
+        Without --to, a photo becomes a JPEG, and a screenshot, chart, icon or other graphic in a PNG or
+        GIF stays a full-size PNG: lossless when that fits, else a palette, and a JPEG only when neither
+        fits (with -o DIR, where its PNG does not replace the input).
         """)
 
     let options: BatchCommandOptions
