@@ -5,8 +5,8 @@ struct SourceFacts {
     var hasAlpha = false
     var isAnimated = false
     var hasGainMap = false
-    /// Drawn rather than photographed (GraphicContent): lossless candidates are tried first.
-    var isGraphic = false
+    /// Drawn rather than photographed (GraphicContent): lossless candidates are tried first. nil until measured.
+    var isGraphic: Bool?
 }
 
 /// Thrown by the pipeline once it has learnt a source's facts, when that was all it was asked for.
@@ -23,7 +23,7 @@ struct SourceFactsLearnt: Error {}
 /// target, and then the lossy searches stop at their first trials.
 enum AutoFormatChoice {
     /// One format to try, in its lossless mode or its usual one.
-    private struct Candidate: Equatable {
+    private struct Candidate {
         var format: FormatQuality
         var lossless = false
     }
@@ -39,14 +39,17 @@ enum AutoFormatChoice {
             // A source that fails here fails the same way below, where its error is reported.
             do { try learn(settings.choosing(first), &learnt) } catch {}
         }
-        var eligible: [FormatQuality]?
-        var remaining = candidates.map { Candidate(format: $0) }
-        if learnt.known {
-            let allowed = candidates.filter { holds(learnt, $0.format, settings: settings) }
-            eligible = allowed.isEmpty ? candidates : allowed
-            let lossless = learnt.isGraphic && !learnt.isAnimated
-                ? (eligible ?? []).filter { $0.format.writer.offersLosslessMode }.map { Candidate(format: $0, lossless: true) } : []
-            remaining = lossless + (eligible ?? []).map { Candidate(format: $0) }
+        /// The candidates that hold what the source has; all of them when none does (each loses the same:
+        /// flattened, first frame, SDR).
+        func holdingAll(_ facts: SourceFacts) -> [FormatQuality] {
+            let allowed = candidates.filter { holds(facts, $0.format, settings: settings) }
+            return allowed.isEmpty ? candidates : allowed
+        }
+        var eligible: [FormatQuality]? = learnt.known ? holdingAll(learnt) : nil
+        var remaining = (eligible ?? candidates).map { Candidate(format: $0) }
+        if learnt.known, learnt.isGraphic == true, !learnt.isAnimated {
+            remaining = remaining.filter { $0.format.format.writer.offersLosslessMode }.map { Candidate(format: $0.format, lossless: true) }
+                + remaining
         }
         var results: [(candidate: Candidate, image: PreparedImage)] = []
         var encodes = 0, scores = 0, probes = 0
@@ -62,6 +65,7 @@ enum AutoFormatChoice {
             var one = settings.choosing(candidate.format)
             if candidate.lossless { (one.lossless, one.palette) = (true, false) }
             var facts = SourceFacts()
+            facts.isGraphic = learnt.isGraphic
             let image: PreparedImage
             do {
                 image = try prepare(one, toBeat, &facts)
@@ -76,9 +80,7 @@ enum AutoFormatChoice {
             }
             (encodes, scores, probes) = (encodes + image.encodes, scores + image.scores, probes + image.probes)
             if eligible == nil {
-                let allowed = facts.known ? candidates.filter { holds(facts, $0.format, settings: settings) } : []
-                // No allowed format holds everything: each loses the same (flattened, first frame, SDR).
-                eligible = allowed.isEmpty ? candidates : allowed
+                eligible = facts.known ? holdingAll(facts) : candidates
                 remaining = remaining.filter { eligible?.contains($0.format) == true }
             }
             // A lossless file is one size: over the budget, it is not a candidate.

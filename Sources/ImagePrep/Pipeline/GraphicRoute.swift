@@ -16,10 +16,9 @@ enum GraphicRoute {
         var facts = SourceFacts()
         // A source that fails here fails the same way on the photo's route, where its error is reported.
         do { try learn(photo, &facts) } catch {}
-        guard facts.known, facts.isGraphic, !facts.isAnimated else { return try prepare(photo) }
+        guard facts.known, facts.isGraphic == true, !facts.isAnimated else { return try prepare(photo) }
         var graphic = photo
         graphic.format = graphicFormat
-        graphic.subsampling = nil
         let lossless = try prepare(graphic)
         guard let budget = settings.budget, lossless.bytes.count > budget.maxBytes else { return lossless }
         if graphicFormat.writer.paletteTraits != nil {

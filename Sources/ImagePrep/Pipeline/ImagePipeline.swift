@@ -106,18 +106,20 @@ public enum ImagePipeline {
         // A JPEG turned by 90° at its own size keeps its block grid: transposed tables requantize each
         // block as the unturned file would be (about 5% smaller than the standard tables at quality 86).
         let transposedBlocks = decoded.isDCTBlockGrid && decoded.orientation.swapsDimensions && shrinkingTo == nil
-        // A graphic's coloured edges and text need full chroma: its score search starts in 4:4:4 and tries
-        // 4:2:0 second (a screenshot at 4:2:0 missed 80 even at AVIF quality 100, and 4:4:4 reached it at 44).
-        if case .rgb(let image) = picture, learningOnly || settings.scoreTarget != nil {
+        // `--quality auto` may try the other chroma layout too (the format's ScoreModel says whether).
+        let searchesLayouts = settings.scoreTarget != nil && settings.subsampling == nil && plain.traits.subsamplesChroma
+            && plain.traits.scoreModel?.triesOtherLayout == true
+        // Measured once per source (a --to auto candidate is handed what was learnt), and only where it decides something.
+        if facts.isGraphic == nil, learningOnly || searchesLayouts, case .rgb(let image) = picture {
             facts.isGraphic = GraphicContent(image).isGraphic
         }
-        let layouts: (first: ChromaSubsampling, second: ChromaSubsampling) = facts.isGraphic ? (.s444, .s420) : (.s420, .s444)
+        // A graphic's coloured edges and text need full chroma: its score search starts in 4:4:4 and tries
+        // 4:2:0 second (a screenshot at 4:2:0 missed 80 even at AVIF quality 100, and 4:4:4 reached it at 44).
+        let graphicFirst = searchesLayouts && facts.isGraphic == true
+        let layouts: (first: ChromaSubsampling, second: ChromaSubsampling) = graphicFirst ? (.s444, .s420) : (.s420, .s444)
         var firstLayout = settings
-        if facts.isGraphic, settings.scoreTarget != nil, settings.subsampling == nil, plain.traits.subsamplesChroma,
-           plain.traits.scoreModel?.triesOtherLayout == true {
-            firstLayout.subsampling = layouts.first
-        }
-        let encoder = transposedBlocks || firstLayout.subsampling != settings.subsampling
+        if graphicFirst { firstLayout.subsampling = layouts.first }
+        let encoder = transposedBlocks || graphicFirst
             ? EncoderRegistry.encoder(for: firstLayout, searching: searching, transposedBlocks: transposedBlocks, threads: threads) : plain
         // nil unless this format reads it: a source decoded with its gain map is shared only when it has none.
         let gainMap = source.gainMap
@@ -141,10 +143,8 @@ public enum ImagePipeline {
         let withMap = gainMap.flatMap {
             outputFormat.gainMapEncoder(base: encoder, gainMap: $0, pictureSize: (picture.width, picture.height), threads: threads)
         }
-        // `--quality auto` may try the other chroma layout too (the format's ScoreModel says whether).
         var chromaAlternative: (any ImageEncoding)?
-        if settings.scoreTarget != nil, settings.subsampling == nil, encoder.traits.subsamplesChroma,
-           encoder.traits.scoreModel?.triesOtherLayout == true {
+        if searchesLayouts {
             var other = settings
             other.subsampling = layouts.second
             let base = EncoderRegistry.encoder(for: other, searching: true, transposedBlocks: transposedBlocks, threads: threads)
