@@ -185,8 +185,8 @@ show_command() {
 # INPUTS. For each LABEL it stores the median wall seconds in R_TIME[LABEL], the median CPU seconds in
 # R_CPU, the peak RSS (MB) in R_RSS and, from the timed runs themselves, the most inputs any run left
 # without an output in R_FAIL ("1-2" when runs differ) and the non-zero exits of the worst run in R_EXIT.
-declare -A R_TIME R_CPU R_RSS R_FAIL R_EXIT R_CMD
-declare -A RUN_TIMES RUN_CPUS RUN_FAILS RUN_WORST RUN_EXITS   # the timed runs so far, per label
+declare -A R_TIME R_CPU R_USER R_SYS R_RSS R_FAIL R_EXIT R_CMD
+declare -A RUN_TIMES RUN_CPUS RUN_USERS RUN_SYSS RUN_FAILS RUN_WORST RUN_EXITS   # the timed runs so far, per label
 IMGPREP_FAILS=0   # every input here is valid: imgprep failing one is a real error (exit 1 at the end)
 
 # measure_interleaved RUNS SPEC... : RUNS timed runs of every tool, taken in turn (one run of each tool,
@@ -214,7 +214,7 @@ in_process() {
 # start_measure LABEL CMD... : forgets LABEL's earlier runs and records its command line.
 start_measure() {
   local label=$1; shift
-  RUN_TIMES[$label]=; RUN_CPUS[$label]=; RUN_FAILS[$label]=; RUN_WORST[$label]=-1; RUN_EXITS[$label]=none
+  RUN_TIMES[$label]=; RUN_CPUS[$label]=; RUN_USERS[$label]=; RUN_SYSS[$label]=; RUN_FAILS[$label]=; RUN_WORST[$label]=-1; RUN_EXITS[$label]=none
   R_CMD[$label]=$(show_command "$@")
 }
 
@@ -234,6 +234,8 @@ timed_run() {
   RUN_TIMES[$label]+=" $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", (b-a)/1e9}')"
   # CPU seconds (user + system, all threads and children): far steadier than wall time on a shared machine.
   RUN_CPUS[$label]+=" $(awk -F': ' '/User time|System time/ {s += $2} END {printf "%.2f", s}' "$TMP/time.txt")"
+  RUN_USERS[$label]+=" $(awk -F': ' '/User time/ {printf "%.2f", $2}' "$TMP/time.txt")"
+  RUN_SYSS[$label]+=" $(awk -F': ' '/System time/ {printf "%.2f", $2}' "$TMP/time.txt")"
   missing=$((${#INPUTS[@]} - $(count_outputs "$out" "${INPUTS[@]}")))
   RUN_FAILS[$label]+=" $missing"
   cp "$TMP/last.out" "$TMP/stdout-${label//[^[:alnum:]]/_}.txt"   # W4 and W7 read imgprep's --json
@@ -252,7 +254,7 @@ timed_run() {
 # finish_measure LABEL OUTDIR CMD... : the medians of LABEL's runs, and its peak memory.
 finish_measure() {
   local label=$1 out=$2 maxrss lo hi; shift 2
-  local times=(${RUN_TIMES[$label]}) cpus=(${RUN_CPUS[$label]}) fails=(${RUN_FAILS[$label]})
+  local times=(${RUN_TIMES[$label]}) cpus=(${RUN_CPUS[$label]}) users=(${RUN_USERS[$label]}) syss=(${RUN_SYSS[$label]}) fails=(${RUN_FAILS[$label]})
   # Peak memory of all the tool's processes together (imgprep's workers, xargs' children), from one
   # more, untimed run sampled every 5 ms: /usr/bin/time only knows the largest single process.
   rm -rf "$out"; mkdir -p "$out"; : >"$BENCH_EXITS"
@@ -260,6 +262,8 @@ finish_measure() {
   maxrss=$(python3 "$REPO/scripts/peak-rss.py" "$@" 2>&1 >/dev/null | awk '/^peak-rss:/ {print $2}')
   R_TIME[$label]=$(printf '%s\n' "${times[@]}" | median)
   R_CPU[$label]=$(printf '%s\n' "${cpus[@]}" | median)
+  R_USER[$label]=$(printf '%s\n' "${users[@]}" | median)
+  R_SYS[$label]=$(printf '%s\n' "${syss[@]}" | median)
   R_RSS[$label]=$((${maxrss:-0} / 1024))
   lo=$(printf '%s\n' "${fails[@]}" | sort -n | head -1); hi=$(printf '%s\n' "${fails[@]}" | sort -n | tail -1)
   if ((lo == hi)); then R_FAIL[$label]=$hi; else R_FAIL[$label]="$lo-$hi"; fi
@@ -865,14 +869,15 @@ w12_perceptual() {
   emit ""
   emit "### W12: device photo HEIC → JPEG at 2048 px: fixed quality 85 against --quality auto (SSIMULACRA 2 ≥ 80)"
   emit ""
-  emit "| | median s | time ratio | CPU s | bytes | bytes ratio | mean score | lowest score | files below 80 |"
-  emit "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
-  emit "| --quality 85 | ${R_TIME[imgprep --quality 85]} | 1.00 | ${R_CPU[imgprep --quality 85]} | $(commas "$b85") | 1.00 | ${q85[0]} | ${q85[1]} | ${q85[2]}/${#INPUTS[@]} |"
-  emit "| --quality auto | ${R_TIME[imgprep --quality auto]} | $(ratio "${R_TIME[imgprep --quality auto]}" "${R_TIME[imgprep --quality 85]}") | ${R_CPU[imgprep --quality auto]} | $(commas "$bau") | $(ratio "$bau" "$b85") | ${au[0]} | ${au[1]} | ${au[2]}/${#INPUTS[@]} |"
+  emit "| | median s | time ratio | CPU s | user s | system s | bytes | bytes ratio | mean score | lowest score | files below 80 |"
+  emit "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  emit "| --quality 85 | ${R_TIME[imgprep --quality 85]} | 1.00 | ${R_CPU[imgprep --quality 85]} | ${R_USER[imgprep --quality 85]} | ${R_SYS[imgprep --quality 85]} | $(commas "$b85") | 1.00 | ${q85[0]} | ${q85[1]} | ${q85[2]}/${#INPUTS[@]} |"
+  emit "| --quality auto | ${R_TIME[imgprep --quality auto]} | $(ratio "${R_TIME[imgprep --quality auto]}" "${R_TIME[imgprep --quality 85]}") | ${R_CPU[imgprep --quality auto]} | ${R_USER[imgprep --quality auto]} | ${R_SYS[imgprep --quality auto]} | $(commas "$bau") | $(ratio "$bau" "$b85") | ${au[0]} | ${au[1]} | ${au[2]}/${#INPUTS[@]} |"
   emit ""
   emit "- scores by \`imgprep compare\` against the same picture written losslessly (\`imgprep convert --to png --max-dimension 2048\`); qualities --quality auto chose: $(jq -rs '[.[] | select(.status == "ok") | .quality | tostring] | join(" ")' "$TMP/imgprep12.json"); scored encodes per file: $(jq -rs '[.[] | select(.status == "ok") | (.scores // 0)] | (add / length * 100 | round) / 100' "$TMP/imgprep12.json")"
   commands "imgprep --quality 85" "imgprep --quality auto"
   aim "W12: --quality auto's time over --quality 85's (JPEG, 2048 px)" "$(ratio "${R_TIME[imgprep --quality auto]}" "${R_TIME[imgprep --quality 85]}")" 1.3 at-most
+  aim "W12: --quality auto's system time over --quality 85's" "$(ratio "${R_SYS[imgprep --quality auto]}" "${R_SYS[imgprep --quality 85]}")" 2 at-most
   HEADLINES+=("- W12 (JPEG at 2048 px, SSIMULACRA 2): --quality auto writes $(ratio "$bau" "$b85") of quality 85's bytes in $(ratio "${R_TIME[imgprep --quality auto]}" "${R_TIME[imgprep --quality 85]}")x its time; lowest score ${au[1]} against quality 85's ${q85[1]} (${q85[2]} of ${#INPUTS[@]} quality-85 files below 80)")
 
   # --to auto against each single format, one run each.

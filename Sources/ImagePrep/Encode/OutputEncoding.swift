@@ -15,12 +15,13 @@ enum OutputEncoding {
     ///   - chromaAlternative: the same format in its other chroma layout (or its `scoredAlternative`), for `--quality auto` to try too.
     ///   - toBeat: with `--quality auto`, the size another format reached the target in (`--to auto`):
     ///     this encode only matters if it is smaller (ScoreSearch.run).
+    ///   - scorers: the file's scorers, shared by the formats `--to auto` searches.
     static func encode(_ picture: DecodedPixels, with encoder: any ImageEncoding, metadata source: ImageMetadata,
                        settings: ConversionSettings, threads: Int = 1, warnings: [String],
                        sizeHints: [Int: Int] = [:], chromaAlternative: (any ImageEncoding)? = nil,
-                       toBeat: Int? = nil) throws -> PreparedImage {
+                       toBeat: Int? = nil, scorers: ScorerShelf = ScorerShelf()) throws -> PreparedImage {
         let job = EncodingJob(picture: picture, encoder: encoder, source: source, settings: settings,
-                              threads: threads, warnings: warnings)
+                              threads: threads, warnings: warnings, scorers: scorers)
         if let target = settings.scoreTarget, let model = encoder.traits.scoreModel {
             return try ScoreSearch(job: job, target: target, model: model, alternative: chromaAlternative, toBeat: toBeat).run(sizeHints: sizeHints)
         }
@@ -54,7 +55,7 @@ enum OutputEncoding {
         let format = try FormatSniffer.sniff(bytes).get()
         let decoded = try format.reader.decoder.decode(bytes, options: DecodeOptions(maxPixels: job.settings.maxPixels))
         if decoded.metadata.icc == profile, showsTheSamePixels(decoded.content.rgb(), image) { return 100 }
-        return try CandidateScorer(.rgb(image), profile: profile, maxPixels: job.settings.maxPixels, threads: job.threads).score(bytes)
+        return try job.scorers.scorer(for: .rgb(image), profile: profile, maxPixels: job.settings.maxPixels, threads: job.threads).score(bytes)
     }
 
     /// The same size and the same colour and opacity wherever a pixel shows (the colour under a fully
@@ -115,6 +116,8 @@ struct EncodingJob {
     let threads: Int
     /// Warnings from before the encode, reported with its own.
     let warnings: [String]
+    /// Where its searches take their scorers from (one file's, shared).
+    var scorers = ScorerShelf()
 
     /// The metadata for an encode of `image`, rebuilt for each size tried since EXIF records the pixel
     /// dimensions, with the warnings preparing it gave.

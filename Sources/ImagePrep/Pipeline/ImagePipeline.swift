@@ -158,7 +158,7 @@ public enum ImagePipeline {
         var prepared = try OutputEncoding.encode(picture, with: withMap ?? encoder, metadata: decoded.metadata, settings: settings,
                                                  threads: threads, warnings: decoded.warnings,
                                                  sizeHints: sizeHints(width: picture.width, height: picture.height),
-                                                 chromaAlternative: chromaAlternative, toBeat: toBeat)
+                                                 chromaAlternative: chromaAlternative, toBeat: toBeat, scorers: pictures.scorers)
         if withMap != nil { prepared.gainMap = outputFormat.writtenGainMap(in: prepared.bytes) }
         return prepared
     }

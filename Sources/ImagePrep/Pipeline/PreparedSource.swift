@@ -16,6 +16,8 @@ final class PreparedSources {
     /// What the one decode asks for, given what one format asks for.
     private let widened: (DecodeOptions) -> DecodeOptions
     private var kept: (options: DecodeOptions, source: PreparedSource)?
+    /// The scorers the formats' searches share (each searches against the same picture).
+    let scorers = ScorerShelf()
 
     /// Nothing shared: each call prepares the source for exactly what it asks.
     convenience init() { self.init(widening: { $0 }) }

@@ -135,7 +135,7 @@ struct ScoreSearch {
     func run(sizeHints: [Int: Int]) throws -> PreparedImage {
         let picture = job.picture
         let (metadata, notes) = job.metadata(for: picture)
-        let scorer = try CandidateScorer(picture, profile: metadata.icc, maxPixels: job.settings.maxPixels, threads: job.threads)
+        let scorer = try job.scorers.scorer(for: picture, profile: metadata.icc, maxPixels: job.settings.maxPixels, threads: job.threads)
         /// One trial of the whole picture: `encoder`'s encode at a quality, and its score.
         /// One trial of the whole picture: `encoder`'s encode at a quality (its draft's, when it has one), and its score.
         func trial(_ encoder: any ImageEncoding) -> (Int) throws -> (bytes: [UInt8], score: Double) {
@@ -168,8 +168,8 @@ struct ScoreSearch {
         let layouts = [job.encoder] + (model.searchesChromaLayouts ? [alternative].compactMap { $0 } : [])
         var probes: [(index: Int, probe: MosaicProbe)] = []
         if let mosaic = ProbeMosaic(picture) {
-            let mosaicScorer = try CandidateScorer(mosaic.picture, profile: metadata.icc, maxPixels: job.settings.maxPixels,
-                                                   threads: job.threads)
+            let mosaicScorer = try job.scorers.mosaicScorer(for: mosaic.picture, profile: metadata.icc,
+                                                            maxPixels: job.settings.maxPixels, threads: job.threads)
             for (index, layout) in layouts.enumerated() {
                 if let probe = try mosaicProbe(layout, on: mosaic, scorer: mosaicScorer, metadata: metadata) {
                     probes.append((index, probe))
@@ -225,7 +225,7 @@ struct ScoreSearch {
             var settings = job.settings
             settings.quality = max(floor, min(best.quality, settings.quality))
             let capped = EncodingJob(picture: picture, encoder: job.encoder, source: job.source, settings: settings,
-                                     threads: job.threads, warnings: [])
+                                     threads: job.threads, warnings: [], scorers: job.scorers)
             var fitted = try BudgetSearch(job: capped, budget: budget, model: sizeModel).run(sizeHints: sizeHints)
             let score = fitted.width == picture.width && fitted.height == picture.height ? try scorer.score(fitted.bytes) : nil
             let reached = score.map { String(format: "%.1f", $0) } ?? "not measured (the picture was shrunk)"

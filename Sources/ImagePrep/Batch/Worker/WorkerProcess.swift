@@ -47,20 +47,24 @@ final class WorkerProcess: Sendable {
         channel = WorkerChannel(readFD: fromWorker[0], writeFD: toWorker[1])
     }
 
-    /// The parent's environment, byte for byte, plus SWIFT_BACKTRACE=enable=no unless the user set it:
-    /// when a C library crashes a worker, Swift's crash reporter would print pages of backtrace into the
-    /// shared stderr, where the parent reports the death in one line.
+    /// The parent's environment, byte for byte, plus two settings of the worker's own unless the user set them:
+    /// - SWIFT_BACKTRACE=enable=no: when a C library crashes a worker, Swift's crash reporter would print
+    ///   pages of backtrace into the shared stderr, where the parent reports the death in one line.
+    /// - GLIBC_TUNABLES=glibc.malloc.hugetlb=1: glibc advises its mmapped blocks (decoded pictures, the
+    ///   metric's prepared original, trials) as transparent huge pages, one fault per 2 MB instead of 512;
+    ///   glibc reads it only at a process's start, so it is set here. The device photos at 2048 px, -j 2,
+    ///   `--quality auto`: 697,000 page faults without it, 76,000 with it. Bytes unchanged.
     private static let environment: [[UInt8]] = {
         var entries: [[UInt8]] = []
-        var setByUser = false
+        var own = [("SWIFT_BACKTRACE=", "enable=no"), ("GLIBC_TUNABLES=", "glibc.malloc.hugetlb=1")]
         var entry = environ
         while let pointer = entry.pointee {
             let bytes = Array(UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: strlen(pointer)))
-            setByUser = setByUser || bytes.starts(with: Array("SWIFT_BACKTRACE=".utf8))
+            own.removeAll { bytes.starts(with: Array($0.0.utf8)) }
             entries.append(bytes + [0])
             entry += 1
         }
-        return setByUser ? entries : entries + [Array("SWIFT_BACKTRACE=enable=no".utf8) + [0]]
+        return entries + own.map { Array(($0.0 + $0.1).utf8) + [0] }
     }()
 
     deinit {
