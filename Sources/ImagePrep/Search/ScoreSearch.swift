@@ -136,7 +136,6 @@ struct ScoreSearch {
         let picture = job.picture
         let (metadata, notes) = job.metadata(for: picture)
         let scorer = try job.scorers.scorer(for: picture, profile: metadata.icc, maxPixels: job.settings.maxPixels, threads: job.threads)
-        /// One trial of the whole picture: `encoder`'s encode at a quality, and its score.
         /// One trial of the whole picture: `encoder`'s encode at a quality (its draft's, when it has one), and its score.
         func trial(_ encoder: any ImageEncoding) -> (Int) throws -> (bytes: [UInt8], score: Double) {
             let drafting = encoder.scoringDraft ?? encoder
