@@ -78,7 +78,7 @@ bench-deps:
 
 build: build-deps
 	@echo "building imgprep (release, the Swift runtime linked in; a few minutes the first time)"
-	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(STATIC_SCRATCH) --product imgprep $(PATH_MAP)
+	bash scripts/progress.sh $(SWIFT) build -c release --static-swift-stdlib --scratch-path $(STATIC_SCRATCH) --product imgprep $(PATH_MAP)
 
 # A venv for the tests only, from PyPI: Pillow reads animations back (scripts/compare-animations.py),
 # imagecodecs, which bundles libultrahdr, reads Ultra HDR JPEGs back (scripts/ultrahdr_reference.py), and

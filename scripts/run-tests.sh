@@ -5,7 +5,8 @@
 set -uo pipefail
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-"$@" 2>&1 | tee "$log"
+# Through progress.sh: a line every 30 s while a long compile or test prints nothing.
+bash "$(dirname "$0")/progress.sh" "$@" | tee "$log"
 status=${PIPESTATUS[0]}
 sort_summary() { IFS= read -r header && printf '%s\n' "$header" && sort -k3; }
 # Swift Testing marks each skip as: <symbol> Test|Suite <name> skipped: "<reason>" (a name may hold quotes;

@@ -18,7 +18,7 @@ struct CompressCommand: Command {
         examples: [
             "imgprep compress --max-bytes 1MB IMG_0001.heic -o upload/",
             "imgprep compress --max-bytes 500KB --max-dimension 2048 photos/*.jpg -o upload/",
-            "imgprep compress --max-bytes 1MiB --in-place assets/*.jpg",
+            "imgprep compress --max-bytes 1MiB --in-place assets/*.jpg assets/*.png",
             "imgprep compress --max-bytes 300KB --search step --step 5 --quality 90 cover.jpg -o out/",
             "imgprep compress --to webp --max-bytes 300KB -r assets/ -o dist/",
             "imgprep compress --to avif --max-bytes 150KB hero.heic -o dist/",
@@ -30,7 +30,8 @@ struct CompressCommand: Command {
         (or, with --no-downscale, the file fails and nothing is written).
         Without --to, a photo becomes a JPEG, and a screenshot, chart, icon or other graphic in a PNG or
         GIF stays a full-size PNG: lossless when that fits, else a palette, and a JPEG only when neither
-        fits (with -o DIR, where its PNG does not replace the input).
+        fits (with -o DIR, where its PNG does not replace the input). With --in-place every file keeps its
+        format: a PNG stays a PNG, a photo in one included, and fails when no PNG of it fits.
         """)
 
     let options: BatchCommandOptions
@@ -45,9 +46,11 @@ struct CompressCommand: Command {
             options.settings.graphicFormat = OutputFormatHelp.paletted.first
         }
         self.options = options
+        // In place, a file keeps its format (and so its name): JPEGs stay JPEGs, and without --to a PNG stays
+        // a PNG through the graphic route.
         if options.batch.inPlace && (!options.settings.format.writer.replacesInPlace || options.settings.autoFormats != nil) {
-            let replaced = Formats.list(Formats.writers.filter(\.replacesInPlace).map(\.displayName))
-            throw UsageError(description: "--in-place replaces \(replaced) files with \(replaced) files; with --to \(options.settings.autoFormats == nil ? options.settings.format.rawValue : "auto") use -o DIR; see 'imgprep compress --help'")
+            let replaced = Formats.list(Formats.writers.filter(\.replacesInPlace).map(\.displayName), "and")
+            throw UsageError(description: "--in-place replaces \(replaced) files with files of their own format; with --to \(options.settings.autoFormats == nil ? options.settings.format.rawValue : "auto") use -o DIR; see 'imgprep compress --help'")
         }
     }
 

@@ -123,6 +123,48 @@ struct GraphicsTests {
         #expect(warnings.contains("a graphic, but no PNG of it fits 1500 B at full size: written as JPEG"), "\(warnings)")
     }
 
+    /// `compress --in-place` keeps a PNG a PNG under its own name: a graphic lossless when that fits (the
+    /// same pixels as ImageMagick reads them, no larger), else a full-size palette; a photo in a PNG a
+    /// palette within the budget. Permissions are kept and nothing else is left in the folder.
+    @Test(.enabled(if: PNGLosslessTests.haveImageMagick, "ImageMagick convert is not installed: no independent reader"))
+    func compressInPlaceKeepsAPNGAPNG() throws {
+        let dir = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let source = PNGPaletteTests.fixture("screenshot.png")
+        let original = try TestSupport.bytes(source)
+        func inPlace(_ name: String, from bytes: [UInt8], budget: String) throws -> (line: [String: Any], path: String) {
+            let path = dir.appendingPathComponent(name).path
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            chmod(path, 0o640)
+            return (try Self.run(["compress", "--max-bytes", budget, "--in-place", path]), path)
+        }
+        let lossless = try inPlace("lossless.png", from: original, budget: "20KB")
+        #expect(lossless.line["output"] as? String == lossless.path, "\(lossless.line)")
+        #expect(try TestSupport.bytes(lossless.path).count <= original.count)
+        #expect(try PNGLosslessTests.referencePixels(lossless.path) == PNGLosslessTests.referencePixels(source))
+        #expect(try FileManager.default.attributesOfItem(atPath: lossless.path)[.posixPermissions] as? Int == 0o640)
+
+        let palette = try inPlace("palette.png", from: original, budget: "3KB")
+        let paletteBytes = try TestSupport.bytes(palette.path)
+        #expect(palette.line["width"] as? Int == 320 && palette.line["format"] as? String == "png", "\(palette.line)")
+        #expect(PNGLosslessTests.layout(paletteBytes).colorType == 3 && paletteBytes.count <= 3000, "\(palette.line)")
+
+        // A photo (drawn smooth, so it is no graphic) as a lossless PNG several times the budget.
+        let photoSource = dir.appendingPathComponent("photo-source.jpg").path
+        try TestSupport.imgprep(["convert", TestSupport.fixtures.appendingPathComponent("heic/gps-p3.heic").path, "--quality", "98", "-o", photoSource])
+        let photoPNG = dir.appendingPathComponent("photo-source.png").path
+        try TestSupport.imgprep(["convert", photoSource, "--to", "png", "-o", photoPNG])
+        let photoBytes = try TestSupport.bytes(photoPNG)
+        try FileManager.default.removeItem(atPath: photoSource)
+        try FileManager.default.removeItem(atPath: photoPNG)
+        let budget = photoBytes.count / 3
+        let photo = try inPlace("photo.png", from: photoBytes, budget: "\(budget)")
+        let photoOutput = try TestSupport.bytes(photo.path)
+        #expect(Array(photoOutput.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], "\(photo.line)")
+        #expect(photoOutput.count <= budget, "\(photo.line)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["lossless.png", "palette.png", "photo.png"])
+    }
+
     /// Without -o DIR a graphic's PNG would take its input's own name: it goes the photo's way (a JPEG
     /// beside it), and the input is left as it was.
     @Test func compressBesideTheInputStillWritesAJPEG() throws {

@@ -131,7 +131,8 @@ import Testing
         (["convert", "--to", "webp", "--lossless", "--max-bytes", "100KB", "x.heic"], "--lossless and --max-bytes"),
         (["convert", "--to", "png", "--widths", "100,200", "--max-bytes", "100KB", "x.heic"], "--max-bytes needs a lossy format"),
         (["compress", "--to", "gif", "--max-bytes", "100KB", "x.heic"], "invalid value 'gif' for '--to'"),
-        (["compress", "--to", "webp", "--max-bytes", "100KB", "--in-place", "x.jpg"], "--in-place replaces JPEG files"),
+        (["compress", "--to", "webp", "--max-bytes", "100KB", "--in-place", "x.jpg"],
+         "--in-place replaces JPEG and PNG files with files of their own format; with --to webp use -o DIR"),
         (["convert", "--color", "p3", "x.heic"], "invalid value 'p3' for '--color'"),
     ])
     func usageErrors(arguments: [String], message: String) throws {

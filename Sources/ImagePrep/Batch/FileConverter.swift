@@ -55,7 +55,8 @@ public struct FileConverter: Sendable {
             if options.dryRun {
                 // What a real run would refuse before decoding: a file that is not an image we read.
                 let head = try InputFile.head(job.readPath, count: 4096)   // an ftyp box with many brands fits
-                try refuseInPlace(FormatSniffer.sniff(head).get())
+                let format = try FormatSniffer.sniff(head).get()
+                if options.inPlace { _ = try settings(forInPlace: format) }
                 let outputs = job.possibleOutputs
                 outcome.reason = job.setOutputs != nil ? "dry run: would write a set (\(outputs.joined(separator: ", ")), at the widths the picture allows)"
                     : outputs.count == 1 ? "dry run: would write \(job.output)"
@@ -65,11 +66,14 @@ public struct FileConverter: Sendable {
             let scheduling = Scheduling(threads: options.threadsPerImage ?? context.threads)
             let (bytes, admission) = try await admitAndRead(job.readPath, scheduling: scheduling)
             defer { admission.ticket?.release() }
-            if case .success(let format) = FormatSniffer.sniff(bytes) { try refuseInPlace(format) }
-            // A graphic may take its own format only when the planner found its name free.
             var settings = self.settings
-            if let graphicFormat = settings.graphicFormat, job.outputFormats?.contains(graphicFormat) != true { settings.graphicFormat = nil }
-            let key = reuse?.key(for: bytes, graphicRoute: settings.graphicFormat != nil)
+            if case .success(let format) = FormatSniffer.sniff(bytes), options.inPlace {
+                settings = try self.settings(forInPlace: format)
+            } else if let graphicFormat = settings.graphicFormat, job.outputFormats?.contains(graphicFormat) != true {
+                // A graphic may take its own format only when the planner found its name free.
+                settings.graphicFormat = nil
+            }
+            let key = reuse?.key(for: bytes, settings: settings)
             let prepared: PreparedImage
             if let reuse, let key {
                 let source: OutputReuse.Source
@@ -144,12 +148,24 @@ public struct FileConverter: Sendable {
         }
     }
 
-    /// An input replaced in place must already be in the output format (the command line allows only
-    /// formats whose writer `replacesInPlace`).
-    private func refuseInPlace(_ format: SniffedFormat) throws {
-        let writer = settings.format.writer
-        guard options.inPlace, !writer.isSameFormat(as: format) else { return }
-        throw ImagePrepError(.output, "--in-place replaces \(writer.displayName) files only; this is \(format.name): use -o DIR")
+    /// The settings for an input of `format` replaced in place, which keeps its format since it keeps its
+    /// name: the output format's files (the command line allows only formats whose writer `replacesInPlace`),
+    /// or on compress's graphic route the graphic format's. A PNG stays a PNG: a graphic lossless when that
+    /// fits, else a palette (GraphicRoute), a photo as `--to png` writes it; it cannot become a JPEG.
+    private func settings(forInPlace format: SniffedFormat) throws -> ConversionSettings {
+        var settings = settings
+        if settings.format.writer.isSameFormat(as: format) {
+            settings.graphicFormat = nil
+            return settings
+        }
+        if let graphicFormat = settings.graphicFormat, graphicFormat.writer.isSameFormat(as: format) {
+            settings.format = graphicFormat
+            // What compress --to png asks for: a palette is PNG's quality, searched for the budget.
+            settings.palette = settings.budget != nil || settings.scoreTarget != nil
+            return settings
+        }
+        let kept = [settings.format.writer.displayName] + (settings.graphicFormat.map { [$0.writer.displayName] } ?? [])
+        throw ImagePrepError(.output, "--in-place replaces \(Formats.list(kept)) files only; this is \(format.name): use -o DIR")
     }
 
     static func skipReason(_ job: BatchJob, options: BatchOptions) -> String? {

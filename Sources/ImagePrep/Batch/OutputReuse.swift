@@ -16,6 +16,7 @@ public final class OutputReuse: Sendable {
     private let fingerprint: [UInt8]
     /// The settings without a graphic's own format: for inputs whose name in it was not free.
     private let photoFingerprint: [UInt8]
+    private let batchFormat: OutputFormat
     private let versions: [String]
     private let state = Mutex(State())
 
@@ -50,6 +51,7 @@ public final class OutputReuse: Sendable {
         var photo = settings
         photo.graphicFormat = nil
         self.photoFingerprint = (try? CacheKey.fingerprint(of: photo)) ?? []
+        self.batchFormat = settings.format
         // A cache outlives this build: its entries are filed under the libraries' versions and the
         // executable's own digest too. Within one run neither can change, so finding duplicates needs
         // neither, and asking for versions would open libheif in a batch that has no HEIF file.
@@ -57,9 +59,12 @@ public final class OutputReuse: Sendable {
         self.cache = cache
     }
 
-    /// - Parameter graphicRoute: false for an input that may not take the settings' `graphicFormat`.
-    public func key(for input: [UInt8], graphicRoute: Bool = true) -> CacheKey {
-        CacheKey(input: input, settingsFingerprint: graphicRoute ? fingerprint : photoFingerprint, versions: versions)
+    /// - Parameter settings: what the input is prepared with: the batch's, or for one input the batch's
+    ///   without the graphic route (its name in the graphic format was taken), or in place in its own format.
+    public func key(for input: [UInt8], settings: ConversionSettings) -> CacheKey {
+        let fingerprint = settings.format != batchFormat ? (try? CacheKey.fingerprint(of: settings)) ?? []
+            : settings.graphicFormat != nil ? fingerprint : photoFingerprint
+        return CacheKey(input: input, settingsFingerprint: fingerprint, versions: versions)
     }
 
     /// The output for `input` (bytes read from the file `path`): from the cache, from an identical input

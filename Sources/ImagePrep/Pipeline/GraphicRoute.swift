@@ -19,6 +19,7 @@ enum GraphicRoute {
         guard facts.known, facts.isGraphic == true, !facts.isAnimated else { return try prepare(photo) }
         var graphic = photo
         graphic.format = graphicFormat
+        graphic.palette = false   // in place, a PNG's settings ask for a palette (for a photo); a graphic tries lossless first
         let lossless = try prepare(graphic)
         guard let budget = settings.budget, lossless.bytes.count > budget.maxBytes else { return lossless }
         if graphicFormat.writer.paletteTraits != nil {
@@ -31,7 +32,8 @@ enum GraphicRoute {
             } catch let error as ImagePrepError where error.kind == .doesNotFit {}
         }
         var written = try prepare(photo)
-        written.warnings.insert("a graphic, but no \(graphicFormat.writer.displayName) of it fits \(budget.formatted) at full size: written as \(written.format.writer.displayName)", at: 0)
+        let how = written.format == graphicFormat ? "shrunk to \(written.width)x\(written.height)" : "written as \(written.format.writer.displayName)"
+        written.warnings.insert("a graphic, but no \(graphicFormat.writer.displayName) of it fits \(budget.formatted) at full size: \(how)", at: 0)
         return written
     }
 }

@@ -26,6 +26,7 @@ struct PNGFormatWriter: ImageFormatWriter {
     var fileExtensions: [String] { ["png"] }
     /// Unused by the encoder (lossless); what `--quality` reports when absent.
     var defaultQuality: Int { 85 }
+    var replacesInPlace: Bool { true }
     var traits: FormatTraits {
         // Lossless: no size model. PNG has no chunk for IPTC (Photoshop resources); comments become
         // `Comment` text chunks.
