@@ -311,7 +311,11 @@ private struct SampleTIFF {
             offsets[name] = position
             let entries = directories[name]!.entries
             position += 2 + 12 * entries.count + 4
-            position += entries.map { payloadSize($0.1) }.filter { $0 > 4 }.map { ($0 + 1) & ~1 }.reduce(0, +)
+            // Payloads over 4 bytes go after the directory, each padded to an even length.
+            for (_, value) in entries {
+                let size: Int = payloadSize(value)
+                if size > 4 { position += (size + 1) & ~1 }
+            }
             if name == "IFD1" { thumbnailOffset = position; position += Self.thumbnail.count }
         }
         // Second pass: write.

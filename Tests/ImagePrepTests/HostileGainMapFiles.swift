@@ -79,7 +79,7 @@ enum HostileGainMapFiles {
         let mapWidth = width / 2, mapHeight = height / 2
         var settings = JPEGSettings()
         settings.writeJFIF = false
-        let samples = (0..<(mapWidth * mapHeight)).map { UInt8(($0 % mapWidth) * 255 / (mapWidth - 1)) }
+        let samples: [UInt8] = (0..<(mapWidth * mapHeight)).map { (index: Int) -> UInt8 in UInt8((index % mapWidth) * 255 / (mapWidth - 1)) }
         if channels == 1 {
             return try JPEGEncoder(settings: settings).encode(GainMapPlane(width: mapWidth, height: mapHeight, pixels: samples),
                                                               quality: 90, settings: settings, segments: segments)

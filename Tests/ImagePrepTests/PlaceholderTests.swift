@@ -62,8 +62,11 @@ struct PlaceholderTests {
         #expect(decoded["components"] as? [Int] == [4, 3])
         let pixels = try #require(decoded["pixels"] as? [Int]).map(UInt8.init)
         let image = PixelBuffer(width: 32, height: 24, channels: 3, pixels: pixels)
-        let (mean, expected) = (Pictures.mean(image), Pictures.mean(picture))
-        for k in 0..<3 { #expect(abs(mean[k] - expected[k]) < 0.06, "\(name): channel \(k) \(mean[k]) vs \(expected[k])") }
+        let mean: [Double] = Pictures.mean(image), expected: [Double] = Pictures.mean(picture)
+        for k in 0..<3 {
+            let difference: Double = abs(mean[k] - expected[k])
+            #expect(difference < 0.06, "\(name): channel \(k) \(mean[k]) vs \(expected[k])")
+        }
         if name.hasPrefix("halves") {
             // Red on the left, blue on the right, as in the picture.
             let left = pixels[3 * (12 * 32 + 4)], right = pixels[3 * (12 * 32 + 27)]

@@ -126,7 +126,8 @@ struct YCbCrLayoutTests {
         let grey = Self.planes(width: 4, height: 2) { _, _ in (128, 128) }
         let limited = grey.converted(to: YCbCrLayout(matrix: .bt601, range: .limited, siting: .centred))
         for x in 0..<4 {
-            let expected = Int((16 + Double(grey.luma.row(0)[x]) * 219 / 255).rounded())
+            let luma = Double(grey.luma.row(0)[x])
+            let expected = Int((16 + luma * 219 / 255).rounded())
             #expect(Int(limited.luma.row(0)[x]) == expected)
         }
         #expect(limited.cb.row(0)[0] == 128 && limited.cr.row(0)[1] == 128)
