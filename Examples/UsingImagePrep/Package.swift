@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
-// A program that uses imgprep's library, ImagePrep, as a package dependency (docs/design.md,
-// "Using the library"). A test builds and runs it, so it stays in step with the library.
+// Programs that use imgprep's library, ImagePrep, as a package dependency (docs/library.md).
+// A test builds and runs them, so they stay in step with the library.
 import PackageDescription
 
 let package = Package(
@@ -9,9 +9,14 @@ let package = Package(
     // builds it that way). `name:` so that `package: "imgprep"` holds whatever this checkout's folder is.
     dependencies: [.package(name: "imgprep", path: "../..")],
     targets: [
+        // One file in memory (ImagePipeline.prepare).
         .executableTarget(
             name: "UsingImagePrep", dependencies: [.product(name: "ImagePrep", package: "imgprep")],
-            path: "Sources"),
+            path: "Sources/UsingImagePrep"),
+        // A folder as web image sets with a manifest: one batch (Batch).
+        .executableTarget(
+            name: "WebImages", dependencies: [.product(name: "ImagePrep", package: "imgprep")],
+            path: "Sources/WebImages"),
     ],
     swiftLanguageModes: [.v6]
 )

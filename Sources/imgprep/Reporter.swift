@@ -19,7 +19,7 @@ final class Reporter: Sendable {
     private let routine = Mutex<[(warning: String, count: Int)]>([])
 
     private struct Progress {
-        var source: JobSource?
+        var batch: Batch?
         var done = 0
         var start = Date()
         var lineShown = false
@@ -35,9 +35,9 @@ final class Reporter: Sendable {
         self.showProgress = isatty(StandardStream.errorDescriptor) != 0 && (mode == .normal || mode == .verbose)
     }
 
-    /// The jobs' source tells the progress bar how many files there are so far (and whether more come).
-    func start(_ source: JobSource) {
-        progress.withLock { $0.source = source; $0.start = Date() }
+    /// The batch tells the progress bar how many files there are so far (and whether more come).
+    func start(_ batch: Batch) {
+        progress.withLock { $0.batch = batch; $0.start = Date() }
     }
 
     func usageError(_ message: String) {
@@ -105,7 +105,7 @@ final class Reporter: Sendable {
         var text = "\(done), \(summary.skipped) skipped, \(summary.failed) failed in \(String(format: "%.1f", seconds))s"
         if let lowest = summary.lowestScore { text += ", lowest score \(String(format: "%.1f", lowest))" }
         // Nothing to do at all: an empty list from a pipe or --files-from (a `find` that matched nothing).
-        if progress.withLock({ $0.source?.jobsFound == 0 }) && !summary.interrupted { text = "0 files" }
+        if progress.withLock({ $0.batch?.found.count == 0 }) && !summary.interrupted { text = "0 files" }
         if let shard { text += " (shard \(shard))" }
         if summary.interrupted { text = "interrupted: " + text }
         writeError(text)
@@ -246,7 +246,9 @@ final class Reporter: Sendable {
         guard showProgress else { return }
         let line = progress.withLock { state -> String in
             state.lineShown = true
-            return ProgressLine.text(done: state.done, source: state.source, elapsed: Date().timeIntervalSince(state.start))
+            let found = state.batch?.found ?? (count: 0, complete: true)
+            return ProgressLine.text(done: state.done, found: found.count, totalKnown: found.complete,
+                                     elapsed: Date().timeIntervalSince(state.start))
         }
         StandardStream.error.write(line)
     }

@@ -2,12 +2,6 @@ import Foundation
 import ImagePrep
 
 /// `--manifest FILE` and what its markup says.
-struct ManifestOptions: Sendable {
-    var path: String
-    var sizes: String
-    var baseURL: String?
-}
-
 extension BatchCommandOptions {
     /// The options of a web image set, checked against each other before any file is read: names two
     /// variants of one input would share are a usage error here.

@@ -15,6 +15,9 @@ enum WorkerCommand {
 
     /// A pool of workers running this very binary: /proc/self/exe stays this binary even if the file was
     /// replaced since, and argv[0] is its name, for `ps`.
+    static let isolation = BatchRequest.Isolation.workers(
+        executable: "/proc/self/exe", arguments: [RawPath.resolved("/proc/self/exe") ?? "imgprep", name])
+
     static func pool(timeout: Double?, memoryBudget: Int) -> WorkerPool {
         WorkerPool(.init(executable: "/proc/self/exe", arguments: [RawPath.resolved("/proc/self/exe") ?? "imgprep", name],
                          timeout: timeout, memoryBudget: memoryBudget))

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// ImagePrep as another package's dependency: Examples/UsingImagePrep (docs/design.md, "Using the
-/// library") is built by SwiftPM the way its users build it, then converts a fixture.
+/// ImagePrep as another package's dependency: Examples/UsingImagePrep (docs/library.md) is built by
+/// SwiftPM the way its users build it, then converts a fixture and writes a folder's web image sets.
 ///
 /// SwiftPM refuses unsafe flags (`-I…` in cSettings) only in a dependency required by version: a path or
 /// branch dependency would build anyway. So the test copies the manifest and sources into a git
@@ -70,18 +70,41 @@ import Testing
             let bytes = try TestSupport.bytes(path).count
             #expect(run.stdout == "\(path): \(format) \(width)x\(height), \(bytes) bytes\n")
         }
+
+        // A batch: two pictures as sets of three formats, with a manifest naming every file (both are
+        // narrower than 480, so each set has one width: a set never enlarges).
+        let folder = dir.appendingPathComponent("photos"), web = dir.appendingPathComponent("web")
+        try files.createDirectory(at: folder, withIntermediateDirectories: true)
+        for name in ["gps-p3.heic", "alpha.heic"] {
+            try files.copyItem(at: TestSupport.fixtures.appendingPathComponent("heic/\(name)"), to: folder.appendingPathComponent(name))
+        }
+        let batch = try TestSupport.run("\(scratch)/debug/WebImages", [folder.path, web.path])
+        #expect(batch.status == 0, "\(batch.stderr)")
+        #expect(batch.stdout.hasSuffix("2 converted, 0 failed\n"), "\(batch.stdout)")
+        let manifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: web.appendingPathComponent("images.json"))) as? [String: Any])
+        let images = try #require(manifest["images"] as? [String: [String: Any]], "\(manifest.keys)")
+        #expect(images.keys.sorted() == ["alpha.heic", "gps-p3.heic"])
+        for (source, entry) in images {
+            let variants = try #require(entry["variants"] as? [[String: Any]], "\(source)")
+            #expect(variants.compactMap { $0["format"] as? String } == ["avif", "webp", "jpeg"], "\(source)")
+            for variant in variants {
+                let path = web.appendingPathComponent(try #require(variant["path"] as? String)).path
+                let tags = try TestSupport.exiftool(path)
+                let size = "\(variant["width"] as? Int ?? 0) \(variant["height"] as? Int ?? 0)"
+                #expect(tags["Composite:ImageSize"] as? String == size, "\(path)")
+                #expect(try TestSupport.bytes(path).count == variant["bytes"] as? Int, "\(path)")
+            }
+        }
     }
 
-    /// docs/design.md's "Using the library" quotes the example: each of its Swift blocks is part of one
-    /// of the example's files, word for word, so the page shows code that compiles.
-    @Test func designDocQuotesTheExample() throws {
+    /// docs/library.md quotes the example: each of its Swift blocks is part of one of the example's files,
+    /// word for word, so the page shows code that compiles.
+    @Test func libraryPageQuotesTheExample() throws {
         let root = TestSupport.packageRoot
-        let page = try String(contentsOf: root.appendingPathComponent("docs/design.md"), encoding: .utf8)
-        let section = try #require(page.components(separatedBy: "\n## Using the library\n").dropFirst().first)
-            .components(separatedBy: "\n## ").first ?? ""
-        let blocks = section.components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "\n```").first ?? "" }
-        #expect(blocks.count == 2)
-        let example = try ["Package.swift", "Sources/main.swift"].map {
+        let page = try String(contentsOf: root.appendingPathComponent("docs/library.md"), encoding: .utf8)
+        let blocks = page.components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "\n```").first ?? "" }
+        #expect(blocks.count == 3)
+        let example = try ["Package.swift", "Sources/UsingImagePrep/main.swift", "Sources/WebImages/main.swift"].map {
             try String(contentsOf: root.appendingPathComponent("Examples/UsingImagePrep/\($0)"), encoding: .utf8)
         }
         for block in blocks {

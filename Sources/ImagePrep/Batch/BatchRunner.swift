@@ -12,7 +12,10 @@ public struct JobContext: Sendable {
 /// still waiting for the rest of a list. What a job does is the caller's `work`, so the pool is tested
 /// without real images.
 public enum BatchRunner {
+    /// - Parameter tally: counts each outcome as it is reported, for a caller that must say how far the
+    ///   batch got before it returns (a signal's forced end).
     public static func run(_ source: JobSource, limit: Int, failFast: Bool = false, cancellation: CancellationFlag,
+                           tally: BatchTally = BatchTally(),
                            work: @escaping @Sendable (BatchJob, JobContext) async -> FileOutcome,
                            onOutcome: @escaping @Sendable (FileOutcome) -> Void) async -> BatchSummary {
         let limit = max(1, limit)
@@ -40,18 +43,11 @@ public enum BatchRunner {
             for _ in 0..<limit { await slots.take() }
             delivery.finish()
         }
-        var summary = BatchSummary()
         for await outcome in outcomes {
             running.subtract(1, ordering: .relaxed)
             defer { slots.give() }
             if cancellation.isCancelled && outcome.status == .failed && outcome.errorKind == .interrupted { continue }
-            switch outcome.status {
-            case .ok: summary.converted += 1
-            case .skipped: summary.skipped += 1
-            case .failed: summary.failed += 1
-            }
-            summary.encodes += outcome.encodes ?? 0
-            if let score = outcome.score { summary.lowestScore = min(summary.lowestScore ?? score, score) }
+            tally.add(outcome)
             onOutcome(outcome)
             if failFast && outcome.status == .failed {
                 stopped.store(true, ordering: .relaxed)
@@ -59,7 +55,29 @@ public enum BatchRunner {
             }
         }
         await feeder.value
+        var summary = tally.summary
         summary.interrupted = cancellation.isCancelled
         return summary
     }
+}
+
+/// The outcomes a batch has reported so far, counted.
+public final class BatchTally: Sendable {
+    private let state = Mutex(BatchSummary())
+
+    public init() {}
+
+    func add(_ outcome: FileOutcome) {
+        state.withLock { summary in
+            switch outcome.status {
+            case .ok: summary.converted += 1
+            case .skipped: summary.skipped += 1
+            case .failed: summary.failed += 1
+            }
+            summary.encodes += outcome.encodes ?? 0
+            if let score = outcome.score { summary.lowestScore = min(summary.lowestScore ?? score, score) }
+        }
+    }
+
+    public var summary: BatchSummary { state.withLock { $0 } }
 }

@@ -1,6 +1,21 @@
 import Foundation
-import ImagePrep
 import Synchronization
+
+/// `--manifest FILE`: where a batch of web image sets writes its manifest, and how its markup says `sizes`
+/// and where the files are served from.
+public struct ManifestOptions: Sendable {
+    public var path: String
+    /// The `sizes` attribute of each `<img>` (the markup the manifest carries).
+    public var sizes: String
+    /// A URL prefix for the variants' paths (nil: paths relative to the manifest).
+    public var baseURL: String?
+
+    public init(path: String, sizes: String, baseURL: String? = nil) {
+        self.path = path
+        self.sizes = sizes
+        self.baseURL = baseURL
+    }
+}
 
 /// Gathers each set's entry as its outcome arrives, and writes the manifest once the batch is done:
 /// keyed and sorted by source, so the bytes do not depend on -j or the order files finished in.
