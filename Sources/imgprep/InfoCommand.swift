@@ -27,53 +27,41 @@ struct InfoCommand: Command {
         // As a batch does: SIGINT, SIGTERM, SIGHUP or SIGQUIT stops the listing (the worker in flight is
         // killed) and the run exits 128 + the signal's number.
         let signals = SignalWatcher()
-        let interrupted = CancellationFlag(), lastLine = SignalWatcher.Claim()
+        let lastLine = SignalWatcher.Claim()
         var failed = false
+        var fetch = FetchOptions()  // URLs as a batch's defaults fetch them (no HTTP cache)
+        fetch.timeout = 600
         // Files are read by libheif and libexif in a worker process, as in a batch: a file that crashes
-        // or hangs them costs its own line only.
-        let pool = WorkerCommand.pool(timeout: 600, memoryBudget: MemoryBudget.defaultLimit() ?? Int.max)
-        var fetchOptions = FetchOptions()  // URLs as a batch's defaults fetch them (no HTTP cache)
-        fetchOptions.timeout = 600
-        let fetcher = try? FetchStage(options: fetchOptions)  // without a cache directory it cannot fail
-        defer { pool.stop() }
-        signals.onSignal({
-            interrupted.cancel()
-            FetchStage.cancelAll()
-            pool.stop()
-        }, lastWords: { signal in
+        // or hangs them costs its own line only. (Without an HTTP cache directory this cannot fail.)
+        guard let inspection = try? Inspection(isolation: WorkerCommand.isolation, fetch: fetch) else { return 2 }
+        signals.onSignal({ inspection.cancel() }, lastWords: { signal in
             guard lastLine.take() else { return false }
             StandardStream.error.write("imgprep: interrupted by \(SignalWatcher.name(signal))\n")
             return true
         })
-        for (index, argument) in paths.enumerated() {
-            if interrupted.isCancelled { break }
+        inputs: for (index, argument) in paths.enumerated() {
+            if inspection.isCancelled { break }
             var path = argument
-            do {
-                let bytes: [UInt8]
-                switch InputSource.classify(argument) {
-                case .path(let local) where local == "-":
-                    bytes = try StandardInput.readFileOr("-")
-                case .path(let local):
-                    bytes = try InputFile.read(local)
-                case .remote(let remote):
-                    path = remote.shown
-                    guard let fetcher else { throw ImagePrepError(.io, "cannot fetch URLs", stage: .fetch) }
-                    bytes = try await fetcher.bytes(of: remote)
-                case .refused(let shown, let reason):
-                    path = shown
-                    throw ImagePrepError(.io, reason, stage: .fetch)
+            let result: Result<ImageDescription, ImagePrepError>
+            if argument == "-" {
+                do {
+                    result = await inspection.describe(bytes: try StandardInput.readFileOr("-"))
+                } catch {
+                    result = .failure(ImagePrepError.failed(at: .sniff, error, otherwise: .io))
                 }
-                let description = try await pool.inspect(bytes)
+            } else {
+                (path, result) = await inspection.describe(argument)
+            }
+            switch result {
+            case .success(let description):
                 if json {
                     JSONLine.print(object(path, description))
                 } else {
                     StandardStream.output.write((index > 0 ? "\n" : "") + render(path, description))
                 }
-            } catch {
-                if interrupted.isCancelled { break }
+            case .failure(let failure):
+                if inspection.isCancelled { break inputs }
                 failed = true
-                // Reading the file throws at `read`; the worker names the stage of what it throws.
-                let failure = ImagePrepError.failed(at: .sniff, error, otherwise: .io)
                 let stage = failure.stage ?? .sniff
                 if json {
                     JSONLine.print(JSONLine.naming(path, as: "input", in: [
@@ -85,7 +73,7 @@ struct InfoCommand: Command {
                 }
             }
         }
-        if interrupted.isCancelled {
+        if inspection.isCancelled {
             // The signal's forced end may be saying it already: let it end the process.
             guard lastLine.take() else { while true { sleep(1) } }
             StandardStream.error.write("imgprep: interrupted by \(SignalWatcher.name(signals.received))\n")

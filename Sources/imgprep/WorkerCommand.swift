@@ -17,9 +17,4 @@ enum WorkerCommand {
     /// replaced since, and argv[0] is its name, for `ps`.
     static let isolation = BatchRequest.Isolation.workers(
         executable: "/proc/self/exe", arguments: [RawPath.resolved("/proc/self/exe") ?? "imgprep", name])
-
-    static func pool(timeout: Double?, memoryBudget: Int) -> WorkerPool {
-        WorkerPool(.init(executable: "/proc/self/exe", arguments: [RawPath.resolved("/proc/self/exe") ?? "imgprep", name],
-                         timeout: timeout, memoryBudget: memoryBudget))
-    }
 }
