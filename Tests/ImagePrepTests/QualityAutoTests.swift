@@ -265,14 +265,14 @@ import Testing
         let input = try Self.photo.get()
         var settings = ConversionSettings()
         settings.scoreTarget = ScoreTarget(score: 80)
-        let eighty = OutputReuse(settings: settings, cache: nil).key(for: input)
+        let eighty = OutputReuse(settings: settings, cache: nil).key(for: input, settings: settings)
         settings.scoreTarget = ScoreTarget(score: 85)
-        #expect(OutputReuse(settings: settings, cache: nil).key(for: input) != eighty)
+        #expect(OutputReuse(settings: settings, cache: nil).key(for: input, settings: settings) != eighty)
         settings.scoreTarget = ScoreTarget(score: 80)
         settings.scoreTarget?.metric = SSIMULACRA2.version + "-next"
-        #expect(OutputReuse(settings: settings, cache: nil).key(for: input) != eighty)
+        #expect(OutputReuse(settings: settings, cache: nil).key(for: input, settings: settings) != eighty)
         settings.scoreTarget = nil
-        #expect(OutputReuse(settings: settings, cache: nil).key(for: input) != eighty)
+        #expect(OutputReuse(settings: settings, cache: nil).key(for: input, settings: settings) != eighty)
     }
 
     /// The search itself on a made-up monotone curve: optimal within one quality and cheap.
