@@ -10,9 +10,10 @@ quiet=${PROGRESS_QUIET_SECONDS:-30}
 # What the step the last line began is, for the line saying it is still going.
 describe() {
   case $1 in
-    *"Compiling ImagePrepTests "*) echo "compiling the test module (about 2 minutes of CPU in one compiler job)" ;;
-    *"Compiling ImagePrep "*) echo "compiling the library (about 2 minutes of CPU in one compiler job)" ;;
-    *"Compiling imgprep "*) echo "compiling the command-line tool" ;;
+    # SwiftPM names a module when its compile ends, so a silence follows the line before it.
+    *"Write sources"*|*"Write swift-version"*|*"Compiling C"*|*"Compiling ImagePrep "*|*"Compiling imgprep "*)
+      echo "compiling (the library, the tool and the test module are one silent compiler job each, about 2 minutes of CPU apiece)" ;;
+    *"Compiling ImagePrepTests "*|*"Emitting module ImagePrepTests"*) echo "compiling the tests' runner" ;;
     *"Linking"*) echo "linking" ;;
     *"Test "*|*"Suite "*) echo "running the tests (the slowest build a package on the library or convert the corpus)" ;;
     *) echo "working" ;;
