@@ -4,7 +4,8 @@ import Testing
 /// A format is one folder: outside `Sources/ImagePrep/Formats/<NAME>/` no code token (comments and
 /// string literals aside) names a format as a camelCase word (`JPEGDecoder`, `isAVIF`, `cic_png_read`),
 /// nor imports a format's C module; the registry's lines in `Formats/Formats.swift` are the exception.
-/// Shared code reaches formats through `ImageFormatReader` and `ImageFormatWriter` only.
+/// Shared code reaches formats through `ImageFormatReader` and `ImageFormatWriter` (with its optional
+/// capabilities) only.
 @Suite struct FormatFolderTests {
     static let sources = ["Sources/ImagePrep", "Sources/imgprep"].map { TestSupport.packageRoot.appendingPathComponent($0) }
 

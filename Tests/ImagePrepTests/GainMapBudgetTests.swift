@@ -34,7 +34,7 @@ struct GainMapBudgetTests {
         settings.format = .jpeg
         settings.quality = 90
         settings.budget = ByteBudget(maxBytes: budget)
-        let base = OutputFormat.jpeg.writer.encoder(for: settings, searching: true, transposedBlocks: false, threads: 1)
+        let base = OutputFormat.jpeg.writer.encoder(for: settings, context: EncoderContext(searching: true))
         let encoder = GainMapJPEGEncoder(base: base, gainMap: gainMap(), pictureSize: (width, height), threads: 1)
         return try OutputEncoding.encode(.rgb(picture()), with: encoder, metadata: ImageMetadata(), settings: settings, warnings: [])
     }

@@ -62,11 +62,13 @@ extension ImageEncoding {
 public enum EncoderRegistry {
     /// - Parameters:
     ///   - searching: the encoder serves a budget search (one fixed chroma setting throughout).
-    ///   - transposedBlocks: the picture is a JPEG's own 8x8 block grid turned by 90° (see JPEGSettings).
     ///   - threads: what the encoder may use of the machine (never changes its bytes).
-    public static func encoder(for settings: ConversionSettings, searching: Bool,
-                               transposedBlocks: Bool = false, threads: Int = 1) -> any ImageEncoding {
-        settings.format.writer.encoder(for: settings, searching: searching, transposedBlocks: transposedBlocks, threads: threads)
+    public static func encoder(for settings: ConversionSettings, searching: Bool, threads: Int = 1) -> any ImageEncoding {
+        encoder(for: settings, context: EncoderContext(searching: searching, threads: threads))
+    }
+
+    public static func encoder(for settings: ConversionSettings, context: EncoderContext) -> any ImageEncoding {
+        settings.format.writer.encoder(for: settings, context: context)
     }
 }
 

@@ -1,5 +1,5 @@
 /// What an output carries of an HDR gain map, read back from its bytes by its writer
-/// (`ImageFormatWriter.writtenGainMap(in:)`): for reports.
+/// (`GainMapWriter.writtenGainMap(in:)`): for reports.
 public struct WrittenGainMap: Sendable, Codable, Equatable {
     public var width: Int
     public var height: Int

@@ -67,8 +67,8 @@ public enum ImagePipeline {
         var notKept: [String] = []
         // A truncated file let through is always decoded: its bytes are never an output as they are.
         let cutShort = settings.allowsTruncated && format.reader.endsEarly(file)
-        if outputFormat.considersKeeping(format), !cutShort,
-           let kept = try outputFormat.keepingInput(file, settings: &settings, notes: &notKept) { return kept }
+        if let keeping = outputFormat as? any InputKeepingWriter, keeping.considersKeeping(format), !cutShort,
+           let kept = try keeping.keepingInput(file, settings: &settings, notes: &notKept) { return kept }
 
         let decoder = format.reader.decoder
         let stored = try decoder.header(of: file)
@@ -105,7 +105,7 @@ public enum ImagePipeline {
 
         // A JPEG turned by 90° at its own size keeps its block grid: transposed tables requantize each
         // block as the unturned file would be (about 5% smaller than the standard tables at quality 86).
-        let transposedBlocks = decoded.isDCTBlockGrid && decoded.orientation.swapsDimensions && shrinkingTo == nil
+        let turnedBlockGrid = decoded.isDCTBlockGrid && decoded.orientation.swapsDimensions && shrinkingTo == nil
         // `--quality auto` may try the other chroma layout too (the format's ScoreModel says whether).
         let searchesLayouts = settings.scoreTarget != nil && settings.subsampling == nil && plain.traits.subsamplesChroma
             && plain.traits.scoreModel?.triesOtherLayout == true
@@ -119,8 +119,9 @@ public enum ImagePipeline {
         let layouts: (first: ChromaSubsampling, second: ChromaSubsampling) = graphicFirst ? (.s444, .s420) : (.s420, .s444)
         var firstLayout = settings
         if graphicFirst { firstLayout.subsampling = layouts.first }
-        let encoder = transposedBlocks || graphicFirst
-            ? EncoderRegistry.encoder(for: firstLayout, searching: searching, transposedBlocks: transposedBlocks, threads: threads) : plain
+        let encoder = turnedBlockGrid || graphicFirst
+            ? EncoderRegistry.encoder(for: firstLayout, context: EncoderContext(searching: searching, threads: threads, turnedBlockGrid: turnedBlockGrid))
+            : plain
         // nil unless this format reads it: a source decoded with its gain map is shared only when it has none.
         let gainMap = source.gainMap
         decoded.warnings += GainMapPlan.notes(decoded.gainMap, written: gainMap != nil, settings: settings)
@@ -140,16 +141,17 @@ public enum ImagePipeline {
         }
         onStage(.encode)
         // Only a writer that carries gain maps returns an encoder for one (GainMapPlan.writes asked it first).
+        let mapWriter = outputFormat as? any GainMapWriter
         let withMap = gainMap.flatMap {
-            outputFormat.gainMapEncoder(base: encoder, gainMap: $0, pictureSize: (picture.width, picture.height), threads: threads)
+            mapWriter?.gainMapEncoder(base: encoder, gainMap: $0, pictureSize: (picture.width, picture.height), threads: threads)
         }
         var chromaAlternative: (any ImageEncoding)?
         if searchesLayouts {
             var other = settings
             other.subsampling = layouts.second
-            let base = EncoderRegistry.encoder(for: other, searching: true, transposedBlocks: transposedBlocks, threads: threads)
+            let base = EncoderRegistry.encoder(for: other, context: EncoderContext(searching: true, threads: threads, turnedBlockGrid: turnedBlockGrid))
             chromaAlternative = gainMap.flatMap {
-                outputFormat.gainMapEncoder(base: base, gainMap: $0, pictureSize: (picture.width, picture.height), threads: threads)
+                mapWriter?.gainMapEncoder(base: base, gainMap: $0, pictureSize: (picture.width, picture.height), threads: threads)
             } ?? base
         }
         if chromaAlternative == nil, settings.scoreTarget != nil, encoder.traits.scoreModel?.searchesChromaLayouts == true {
@@ -159,7 +161,7 @@ public enum ImagePipeline {
                                                  threads: threads, warnings: decoded.warnings,
                                                  sizeHints: sizeHints(width: picture.width, height: picture.height),
                                                  chromaAlternative: chromaAlternative, toBeat: toBeat, scorers: pictures.scorers)
-        if withMap != nil { prepared.gainMap = outputFormat.writtenGainMap(in: prepared.bytes) }
+        if withMap != nil { prepared.gainMap = mapWriter?.writtenGainMap(in: prepared.bytes) }
         return prepared
     }
 

@@ -33,8 +33,7 @@ public enum PictureMarkup {
 
     /// The media type a `<source type>` names for a format as `--to` spells it; nil for one imgprep does not write.
     public static func mediaType(_ format: String) -> String? {
-        ["avif": "image/avif", "webp": "image/webp", "jpeg": "image/jpeg", "png": "image/png",
-         "heic": "image/heic", "jxl": "image/jxl", "gif": "image/gif"][format]
+        OutputFormat(rawValue: format)?.writer.descriptor.mediaType
     }
 
     /// `baseURL` and the path joined by exactly one `/` (none given: the path, relative to the page).

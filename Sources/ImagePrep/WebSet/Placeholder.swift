@@ -53,7 +53,7 @@ enum LQIP {
         var settings = ConversionSettings()
         settings.format = format
         settings.quality = quality
-        return format.writer.encoder(for: settings, searching: false, transposedBlocks: false, threads: 1)
+        return format.writer.encoder(for: settings, context: EncoderContext())
     }
 
     /// `picture` reduced to `width` px wide (or less: never enlarged), its aspect kept within `maxHeight`.

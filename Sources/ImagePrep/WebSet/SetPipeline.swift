@@ -83,9 +83,9 @@ enum SetPipeline {
                 default:
                     input = input.prepared(for: encoder)
                 }
-                let writer = output.format.writer
+                let mapWriter = output.format.writer as? any GainMapWriter
                 let withMap = GainMapPlan.writes(variantSettings) ? map.flatMap {
-                    writer.gainMapEncoder(base: encoder, gainMap: $0, pictureSize: (input.width, input.height), threads: threads)
+                    mapWriter?.gainMapEncoder(base: encoder, gainMap: $0, pictureSize: (input.width, input.height), threads: threads)
                 } : nil
                 if withMap != nil {
                     mapWritten = true
@@ -98,7 +98,7 @@ enum SetPipeline {
                 }
                 var prepared = try OutputEncoding.encode(input, with: withMap ?? encoder, metadata: forWidth.metadata,
                                                          settings: variantSettings, threads: threads, warnings: [])
-                if withMap != nil { prepared.gainMap = writer.writtenGainMap(in: prepared.bytes) }
+                if withMap != nil { prepared.gainMap = mapWriter?.writtenGainMap(in: prepared.bytes) }
                 note(prepared.warnings)
                 let frames: Int? = if case .animation(let animation) = input { animation.frames.count } else { nil }
                 row.append((prepared, frames))

@@ -2,23 +2,23 @@ import Foundation
 
 /// AVIF out: libheif with libaom (AV1).
 struct AVIFFormatWriter: ImageFormatWriter {
-    var format: OutputFormat { .avif }
-    var displayName: String { "AVIF" }
-    var fileExtensions: [String] { ["avif"] }
-    /// What heif-enc defaults to.
-    var defaultQuality: Int { 50 }
-    var traits: FormatTraits { HeifEncoder.traits(sizeModel: .avif, scoreModel: .avif) }
-    func isSameFormat(as format: SniffedFormat) -> Bool { HEIFFormatReader.isAVIF(format) }
-    func encoder(for settings: ConversionSettings, searching: Bool, transposedBlocks: Bool, threads: Int) -> any ImageEncoding {
-        HeifEncoder(codec: .av1, subsampling: settings.chromaSubsampling(searching: searching), threads: threads,
+    /// Quality 50: what heif-enc defaults to.
+    var descriptor: FormatDescriptor { Self.descriptor }
+    static let descriptor: FormatDescriptor = {
+        var descriptor = FormatDescriptor(format: .avif, displayName: "AVIF", fileExtensions: ["avif"], mediaType: "image/avif", defaultQuality: 50,
+                                          traits: HeifEncoder.traits(sizeModel: .avif, scoreModel: .avif),
+                                          libraries: [.libheif, .av1Encoder]) { HEIFFormatReader.isAVIF($0) }
+        descriptor.options = [Self.speed]
+        return descriptor
+    }()
+    func encoder(for settings: ConversionSettings, context: EncoderContext) -> any ImageEncoding {
+        HeifEncoder(codec: .av1, subsampling: settings.chromaSubsampling(searching: context.searching), threads: context.threads,
                     aomSpeed: settings.formatOptions.avifSpeed)
     }
     /// libaom's speed: on six device photos at 2048 pixels, 9 took a fifth of 6's CPU time for about 7% more
     /// bytes at the same SSIMULACRA 2 (docs/formats.md).
     static let speed = FormatOptionDeclaration.integer("avif-speed", "N", in: 0...9, default: HeifEncoder.defaultAOMSpeed,
                                                        help: "libaom speed for AVIF output, 0 (slowest) to 9 (fastest, about 7% more bytes than 6 for the same look)")
-    var options: [FormatOptionDeclaration] { [Self.speed] }
-    var libraries: [CodecLibrary] { [.libheif, .av1Encoder] }
 }
 
 extension ScoreModel {

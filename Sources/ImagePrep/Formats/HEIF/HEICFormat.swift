@@ -2,17 +2,17 @@ import Foundation
 
 /// HEIC out: libheif with x265 (HEVC).
 struct HEICFormatWriter: ImageFormatWriter {
-    var format: OutputFormat { .heic }
-    var displayName: String { "HEIC" }
-    var fileExtensions: [String] { ["heic", "heif"] }
-    /// What heif-enc defaults to.
-    var defaultQuality: Int { 50 }
-    var traits: FormatTraits { HeifEncoder.traits(sizeModel: .heic, scoreModel: .heic) }
-    func isSameFormat(as format: SniffedFormat) -> Bool { HEIFFormatReader().reads(format) && !HEIFFormatReader.isAVIF(format) }
-    func encoder(for settings: ConversionSettings, searching: Bool, transposedBlocks: Bool, threads: Int) -> any ImageEncoding {
-        HeifEncoder(codec: .hevc, subsampling: settings.chromaSubsampling(searching: searching), threads: threads)
+    /// Quality 50: what heif-enc defaults to.
+    var descriptor: FormatDescriptor { Self.descriptor }
+    static let descriptor: FormatDescriptor = {
+        FormatDescriptor(format: .heic, displayName: "HEIC", fileExtensions: ["heic", "heif"], mediaType: "image/heic", defaultQuality: 50,
+                         traits: HeifEncoder.traits(sizeModel: .heic, scoreModel: .heic), libraries: [.libheif, .hevcEncoder]) {
+            HEIFFormatReader().reads($0) && !HEIFFormatReader.isAVIF($0)
+        }
+    }()
+    func encoder(for settings: ConversionSettings, context: EncoderContext) -> any ImageEncoding {
+        HeifEncoder(codec: .hevc, subsampling: settings.chromaSubsampling(searching: context.searching), threads: context.threads)
     }
-    var libraries: [CodecLibrary] { [.libheif, .hevcEncoder] }
 }
 
 extension ScoreModel {

@@ -20,15 +20,18 @@ extension SniffedFormat {
 
 /// JPEG out: libjpeg-turbo; the only output that carries an HDR gain map (Ultra HDR), and the only one
 /// `--in-place` writes. A JPEG input that needs no new pixels keeps its DCT coefficients (JPEGInput).
-struct JPEGFormatWriter: ImageFormatWriter {
-    var format: OutputFormat { .jpeg }
-    var displayName: String { "JPEG" }
-    var names: [String] { ["jpeg", "jpg"] }
-    var fileExtensions: [String] { ["jpg", "jpeg", "jpe"] }
-    /// What libvips and sharp default to.
-    var defaultQuality: Int { 85 }
-    var replacesInPlace: Bool { true }
-    var traits: FormatTraits {
+struct JPEGFormatWriter: InputKeepingWriter, GainMapWriter {
+    var descriptor: FormatDescriptor { Self.descriptor }
+    static let descriptor: FormatDescriptor = {
+        // Quality 85: what libvips and sharp default to.
+        var descriptor = FormatDescriptor(format: .jpeg, displayName: "JPEG", fileExtensions: ["jpg", "jpeg", "jpe"], mediaType: "image/jpeg",
+                                          defaultQuality: 85, traits: Self.traits, libraries: [.libjpegTurbo]) { $0 == .jpeg }
+        descriptor.names = ["jpeg", "jpg"]
+        descriptor.replacesInPlace = true
+        descriptor.options = [Self.progressive]
+        return descriptor
+    }()
+    static var traits: FormatTraits {
         var traits = FormatTraits(sizeModel: .jpeg)
         traits.keepsAlpha = false
         traits.metadataLimits = MetadataLimits(exifBytes: JPEGSegment.maxEXIFSize, xmpBytes: JPEGSegment.maxXMPSize)
@@ -40,22 +43,19 @@ struct JPEGFormatWriter: ImageFormatWriter {
         return traits
     }
     static let progressive = FormatOptionDeclaration.flag("progressive", help: "write progressive JPEG")
-    var options: [FormatOptionDeclaration] { [Self.progressive] }
-    func isSameFormat(as format: SniffedFormat) -> Bool { format == .jpeg }
     func keepingInput(_ file: [UInt8], settings: inout ConversionSettings, notes: inout [String]) throws -> PreparedImage? {
         try JPEGInput.prepare(file, settings: &settings)
     }
-    func encoder(for settings: ConversionSettings, searching: Bool, transposedBlocks: Bool, threads: Int) -> any ImageEncoding {
-        var jpeg = settings.jpegSettings(searching: searching)
-        jpeg.transposedQuantization = transposedBlocks
+    func encoder(for settings: ConversionSettings, context: EncoderContext) -> any ImageEncoding {
+        var jpeg = settings.jpegSettings(searching: context.searching)
+        jpeg.transposedQuantization = context.turnedBlockGrid
         return JPEGEncoder(settings: jpeg)
     }
     func gainMapEncoder(base: any ImageEncoding, gainMap: GainMap, pictureSize: (width: Int, height: Int),
-                        threads: Int) -> (any ImageEncoding)? {
+                        threads: Int) -> any ImageEncoding {
         GainMapJPEGEncoder(base: base, gainMap: gainMap, pictureSize: pictureSize, threads: threads)
     }
     func writtenGainMap(in output: [UInt8]) -> WrittenGainMap? { UltraHDRContainer.written(in: output) }
-    var libraries: [CodecLibrary] { [.libjpegTurbo] }
 }
 
 extension SizeModel {

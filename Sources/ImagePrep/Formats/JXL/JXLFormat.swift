@@ -16,29 +16,29 @@ struct JXLFormatReader: ImageFormatReader {
 
 /// JPEG XL out: libjxl, lossy or (`--lossless`) exact pixels; keeps alpha. With `--lossless`, a JPEG
 /// input that needs no change is recompressed as it is (`djxl` gives the same JPEG back, byte for byte).
-struct JXLFormatWriter: ImageFormatWriter {
-    var format: OutputFormat { .jxl }
-    var displayName: String { "JPEG XL" }
-    var fileExtensions: [String] { ["jxl"] }
-    var defaultQuality: Int { JXLDefaults.quality }
-    var offersLosslessMode: Bool { true }
+struct JXLFormatWriter: InputKeepingWriter {
+    var descriptor: FormatDescriptor { Self.descriptor }
+    static let descriptor: FormatDescriptor = {
+        var descriptor = FormatDescriptor(format: .jxl, displayName: "JPEG XL", fileExtensions: ["jxl"], mediaType: "image/jxl",
+                                          defaultQuality: JXLDefaults.quality, traits: Self.traits, libraries: [.libjxl]) { $0 == .jxl }
+        descriptor.offersLosslessMode = true
+        return descriptor
+    }()
     /// Boxes for EXIF, XMP (each up to 2^64 bytes) and the ICC profile in the codestream: the defaults.
-    var traits: FormatTraits {
+    static var traits: FormatTraits {
         var traits = FormatTraits(sizeModel: .jxl)
         traits.scoreModel = .jxl
         return traits
     }
-    func isSameFormat(as format: SniffedFormat) -> Bool { format == .jxl }
     /// An input whose coded picture libjxl can take over (`codedAsDCTBlocks`) is asked first
     /// (`keepingInput`): with --lossless it may be recompressed as it is.
     func considersKeeping(_ format: SniffedFormat) -> Bool { format == .jxl || format.reader.codedAsDCTBlocks }
     func keepingInput(_ file: [UInt8], settings: inout ConversionSettings, notes: inout [String]) throws -> PreparedImage? {
         try JXLRecompression.prepare(file, settings: settings, notes: &notes)
     }
-    func encoder(for settings: ConversionSettings, searching: Bool, transposedBlocks: Bool, threads: Int) -> any ImageEncoding {
-        JXLEncoder(lossless: settings.lossless, threads: threads)
+    func encoder(for settings: ConversionSettings, context: EncoderContext) -> any ImageEncoding {
+        JXLEncoder(lossless: settings.lossless, threads: context.threads)
     }
-    var libraries: [CodecLibrary] { [.libjxl] }
 }
 
 extension ScoreModel {

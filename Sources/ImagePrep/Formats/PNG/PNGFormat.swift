@@ -20,14 +20,19 @@ extension SniffedFormat {
 /// PNG out: libpng, its picture data deflated by libdeflate at `--png-compression`, in the smallest layout that holds the pixels exactly.
 /// Lossless, unless a palette is asked for (`ConversionSettings.palette`): then libimagequant's quality, searched by budgets and targets
 /// like any lossy format's. A PNG input is never made larger (PNGInput).
-struct PNGFormatWriter: ImageFormatWriter {
-    var format: OutputFormat { .png }
-    var displayName: String { "PNG" }
-    var fileExtensions: [String] { ["png"] }
-    /// Unused by the encoder (lossless); what `--quality` reports when absent.
-    var defaultQuality: Int { 85 }
-    var replacesInPlace: Bool { true }
-    var traits: FormatTraits {
+struct PNGFormatWriter: InputKeepingWriter {
+    var descriptor: FormatDescriptor { Self.descriptor }
+    static let descriptor: FormatDescriptor = {
+        // Quality 85: unused by the lossless encoder; what `--quality` reports when absent.
+        var descriptor = FormatDescriptor(format: .png, displayName: "PNG", fileExtensions: ["png"], mediaType: "image/png",
+                                          defaultQuality: 85, traits: Self.traits,
+                                          libraries: [.libpng, .zlib, .libdeflate, .libimagequant]) { $0 == .png }
+        descriptor.replacesInPlace = true
+        descriptor.paletteTraits = Self.palette
+        descriptor.options = [Self.compression]
+        return descriptor
+    }()
+    static var traits: FormatTraits {
         // Lossless: no size model. PNG has no chunk for IPTC (Photoshop resources); comments become
         // `Comment` text chunks.
         var traits = FormatTraits(sizeModel: nil)
@@ -36,24 +41,20 @@ struct PNGFormatWriter: ImageFormatWriter {
     }
     /// Palette mode: quality is libimagequant's, and fewer colours make smaller files.
     static let palette: FormatTraits = {
-        var traits = PNGFormatWriter().traits
+        var traits = PNGFormatWriter.traits
         traits.sizeModel = .pngPalette
         traits.scoreModel = .pngPalette
         return traits
     }()
-    var paletteTraits: FormatTraits? { Self.palette }
     static let compression = FormatOptionDeclaration.integer(
         "png-compression", "N", in: PNGDeflate.levels, default: PNGEncoder.defaultCompressionLevel,
         help: "deflate effort for PNG output, 0 (stored, fastest) to 12 (smallest)")
-    var options: [FormatOptionDeclaration] { [Self.compression] }
-    func isSameFormat(as format: SniffedFormat) -> Bool { format == .png }
     func keepingInput(_ file: [UInt8], settings: inout ConversionSettings, notes: inout [String]) throws -> PreparedImage? {
         try PNGInput.smallerOfInputAndRewrite(file, settings: settings)
     }
-    func encoder(for settings: ConversionSettings, searching: Bool, transposedBlocks: Bool, threads: Int) -> any ImageEncoding {
+    func encoder(for settings: ConversionSettings, context: EncoderContext) -> any ImageEncoding {
         PNGEncoder(compressionLevel: settings.formatOptions.pngCompressionLevel, palette: settings.palette)
     }
-    var libraries: [CodecLibrary] { [.libpng, .zlib, .libdeflate, .libimagequant] }
 }
 
 extension SizeModel {

@@ -22,28 +22,28 @@ extension SniffedFormat {
 
 /// WebP out: libwebp, lossy or (`--lossless`) lossless; keeps alpha and animations. A WebP input within
 /// budget that needs no change is passed through.
-struct WebPFormatWriter: ImageFormatWriter {
-    var format: OutputFormat { .webp }
-    var displayName: String { "WebP" }
-    var fileExtensions: [String] { ["webp"] }
-    /// What cwebp defaults to.
-    var defaultQuality: Int { 80 }
-    var offersLosslessMode: Bool { true }
-    var traits: FormatTraits {
+struct WebPFormatWriter: InputKeepingWriter {
+    var descriptor: FormatDescriptor { Self.descriptor }
+    static let descriptor: FormatDescriptor = {
+        // Quality 80: what cwebp defaults to.
+        var descriptor = FormatDescriptor(format: .webp, displayName: "WebP", fileExtensions: ["webp"], mediaType: "image/webp",
+                                          defaultQuality: 80, traits: Self.traits, libraries: [.libwebp]) { $0 == .webp }
+        descriptor.offersLosslessMode = true
+        return descriptor
+    }()
+    static var traits: FormatTraits {
         // The container has chunks for EXIF, XMP and ICC only (the default), each up to 4 GB (a RIFF chunk).
         var traits = FormatTraits(sizeModel: .webp)
         traits.keepsAnimation = true
         traits.scoreModel = .webp
         return traits
     }
-    func isSameFormat(as format: SniffedFormat) -> Bool { format == .webp }
     func keepingInput(_ file: [UInt8], settings: inout ConversionSettings, notes: inout [String]) throws -> PreparedImage? {
         try WebPInput.passThrough(file, settings: settings)
     }
-    func encoder(for settings: ConversionSettings, searching: Bool, transposedBlocks: Bool, threads: Int) -> any ImageEncoding {
-        WebPEncoder(lossless: settings.lossless, threads: threads)
+    func encoder(for settings: ConversionSettings, context: EncoderContext) -> any ImageEncoding {
+        WebPEncoder(lossless: settings.lossless, threads: context.threads)
     }
-    var libraries: [CodecLibrary] { [.libwebp] }
 }
 
 extension ScoreModel {
