@@ -81,8 +81,8 @@ import Testing
         let batch = try TestSupport.run("\(scratch)/debug/WebImages", [folder.path, web.path])
         #expect(batch.status == 0, "\(batch.stderr)")
         #expect(batch.stdout.hasSuffix("2 converted, 0 failed\n"), "\(batch.stdout)")
-        let manifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: web.appendingPathComponent("images.json"))) as? [String: Any])
-        let images = try #require(manifest["images"] as? [String: [String: Any]], "\(manifest.keys)")
+        let written = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: web.appendingPathComponent("images.json"))) as? [String: Any])
+        let images = try #require(written["images"] as? [String: [String: Any]], "\(written.keys)")
         #expect(images.keys.sorted() == ["alpha.heic", "gps-p3.heic"])
         for (source, entry) in images {
             let variants = try #require(entry["variants"] as? [[String: Any]], "\(source)")
