@@ -1,8 +1,8 @@
 import Testing
 @testable import ImagePrep
 
-/// A writer is its descriptor and one encoder method; what only some formats do is a capability the
-/// pipeline finds by casting, so the descriptor's claims and the capabilities must agree.
+/// A writer (and a reader) is a descriptor and one or two methods; what only some formats do is a
+/// capability the pipeline finds by casting, so the descriptor's claims and the capabilities must agree.
 @Suite struct FormatSeamTests {
     @Test(arguments: Formats.writers.map(\.format))
     func descriptorAgreesWithTheCapabilities(_ format: OutputFormat) {
@@ -18,6 +18,15 @@ import Testing
         // A lossless format's palette mode is lossy; its plain mode is not.
         if let palette = descriptor.paletteTraits { #expect(palette.isLossy && !descriptor.traits.isLossy) }
         #expect(writer.encoder(for: settings(format), context: EncoderContext()).traits.sizeModel?.name == descriptor.traits.sizeModel?.name)
+    }
+
+    /// JPEG XL's recompression takes over a reader's coded blocks only from a file the reader says is
+    /// unchanged: a reader coded as DCT blocks must be able to say so.
+    @Test func everyReaderCodedAsBlocksCanSayItsFileIsUnchanged() {
+        for reader in Formats.readers {
+            #expect((reader is any UnchangedInputReader) == reader.codedAsDCTBlocks, "\(reader.displayName)")
+        }
+        #expect(Formats.readers.contains { $0.codedAsDCTBlocks })
     }
 
     private func settings(_ format: OutputFormat) -> ConversionSettings {

@@ -66,7 +66,7 @@ public enum ImagePipeline {
         let outputFormat = settings.format.writer
         var notKept: [String] = []
         // A truncated file let through is always decoded: its bytes are never an output as they are.
-        let cutShort = settings.allowsTruncated && format.reader.endsEarly(file)
+        let cutShort = settings.allowsTruncated && format.reader.isCutShort(file)
         if let keeping = outputFormat as? any InputKeepingWriter, keeping.considersKeeping(format), !cutShort,
            let kept = try keeping.keepingInput(file, settings: &settings, notes: &notKept) { return kept }
 

@@ -3,14 +3,14 @@ struct GIFFormatReader: ImageFormatReader {
     func sniff(_ bytes: [UInt8]) -> Result<SniffedFormat, ImagePrepError>? {
         GIFStructure.signatures.contains(where: { bytes.starts(with: $0) }) ? .success(.gif) : nil
     }
-    func reads(_ format: SniffedFormat) -> Bool { format == .gif }
-    var displayName: String { "GIF" }
-    func name(of format: SniffedFormat) -> String { "a GIF image" }
-    func probeHeader(_ file: [UInt8]) -> ImageHeader? { HeaderProbe.gif(file) }
+    var descriptor: ReaderDescriptor { Self.descriptor }
+    static let descriptor: ReaderDescriptor = {
+        var descriptor = ReaderDescriptor(displayName: "GIF", libraries: [.giflib], reads: { $0 == .gif }, fileName: { _ in "a GIF image" },
+                                          probeHeader: HeaderProbe.gif, describe: { file, _ in try ImageInspector.inspectGIF(file) })
+        descriptor.storesLosslessly = true
+        return descriptor
+    }()
     var decoder: any ImageDecoding { GIFDecoder() }
-    func describe(_ file: [UInt8], format: SniffedFormat) throws -> ImageDescription { try ImageInspector.inspectGIF(file) }
-    var libraries: [CodecLibrary] { [.giflib] }
-    var storesLosslessly: Bool { true }
 }
 
 extension SniffedFormat {

@@ -18,17 +18,20 @@ struct HEIFFormatReader: ImageFormatReader {
         guard all.contains(where: Self.brands.contains) else { return nil }
         return .success(.heif(majorBrand: ftyp.major, compatibleBrands: ftyp.compatible))
     }
-    func reads(_ format: SniffedFormat) -> Bool { format.identity == SniffedFormat.heifIdentity }
-    var displayName: String { "HEIC/HEIF/AVIF" }
-    func name(of format: SniffedFormat) -> String { Self.isAVIF(format) ? "an AVIF image" : "a HEIF image" }
-    func probeHeader(_ file: [UInt8]) -> ImageHeader? { HeaderProbe.heif(file) }
+    var descriptor: ReaderDescriptor { Self.descriptor }
+    static let descriptor: ReaderDescriptor = {
+        var descriptor = ReaderDescriptor(
+            displayName: "HEIC/HEIF/AVIF", libraries: [.libheif, .heifDecoderPlugins, .libde265, .dav1d, .libaom],
+            reads: { $0.identity == SniffedFormat.heifIdentity }, fileName: { HEIFFormatReader.isAVIF($0) ? "an AVIF image" : "a HEIF image" },
+            probeHeader: HeaderProbe.heif,
+            describe: { file, format in
+                try ImageInspector.inspectHeif(file, isAVIF: HEIFFormatReader.isAVIF(format), brands: HEIFFormatReader.brands(of: format))
+            })
+        // A plain HEIC grid of 8-bit tiles (HeifGridPlanes).
+        descriptor.decodesToYCbCrPlanes = true
+        return descriptor
+    }()
     var decoder: any ImageDecoding { HeifDecoder() }
-    /// A plain HEIC grid of 8-bit tiles (HeifGridPlanes).
-    var decodesToYCbCrPlanes: Bool { true }
-    func describe(_ file: [UInt8], format: SniffedFormat) throws -> ImageDescription {
-        try ImageInspector.inspectHeif(file, isAVIF: Self.isAVIF(format), brands: Self.brands(of: format))
-    }
-    var libraries: [CodecLibrary] { [.libheif, .heifDecoderPlugins, .libde265, .dav1d, .libaom] }
 
     static func isAVIF(_ format: SniffedFormat) -> Bool {
         guard HEIFFormatReader().reads(format), let major = format.majorBrand else { return false }

@@ -1,17 +1,19 @@
 import Foundation
 
 /// JPEG in: libjpeg-turbo, with the EXIF, XMP, ICC, IPTC, comments and gain maps its segments hold.
-struct JPEGFormatReader: ImageFormatReader {
+struct JPEGFormatReader: UnchangedInputReader {
     func sniff(_ bytes: [UInt8]) -> Result<SniffedFormat, ImagePrepError>? {
         bytes.starts(with: [0xFF, 0xD8, 0xFF]) ? .success(.jpeg) : nil
     }
-    func reads(_ format: SniffedFormat) -> Bool { format == .jpeg }
-    var displayName: String { "JPEG" }
-    func name(of format: SniffedFormat) -> String { "a JPEG image" }
-    func probeHeader(_ file: [UInt8]) -> ImageHeader? { HeaderProbe.jpeg(file) }
+    var descriptor: ReaderDescriptor { Self.descriptor }
+    static let descriptor: ReaderDescriptor = {
+        var descriptor = ReaderDescriptor(displayName: "JPEG", libraries: [.libjpegTurbo], reads: { $0 == .jpeg }, fileName: { _ in "a JPEG image" },
+                                          probeHeader: HeaderProbe.jpeg, describe: { file, _ in try ImageInspector.inspectJPEG(file) })
+        // A JPEG's DCT coefficients can be taken over as they are (JPEG XL's lossless recompression).
+        descriptor.codedAsDCTBlocks = true
+        return descriptor
+    }()
     var decoder: any ImageDecoding { JPEGDecoder() }
-    func describe(_ file: [UInt8], format: SniffedFormat) throws -> ImageDescription { try ImageInspector.inspectJPEG(file) }
-    var libraries: [CodecLibrary] { [.libjpegTurbo] }
 }
 
 extension SniffedFormat {

@@ -1,8 +1,6 @@
 import Foundation
 
 extension JPEGFormatReader {
-    /// A JPEG's DCT coefficients can be taken over as they are (JPEG XL's lossless recompression).
-    var codedAsDCTBlocks: Bool { true }
     func endsEarly(_ file: [UInt8]) -> Bool { (try? JPEGDecoder.checkIntegrity(of: file)) == nil }
 
     /// The JPEG as it stands, when nothing about it must change for `settings`: upright, within

@@ -5,13 +5,10 @@ struct JXLFormatReader: ImageFormatReader {
     func sniff(_ bytes: [UInt8]) -> Result<SniffedFormat, ImagePrepError>? {
         JXLStructure.isJXL(bytes) ? .success(.jxl) : nil
     }
-    func reads(_ format: SniffedFormat) -> Bool { format == .jxl }
-    var displayName: String { "JPEG XL" }
-    func name(of format: SniffedFormat) -> String { "a JPEG XL image" }
-    func probeHeader(_ file: [UInt8]) -> ImageHeader? { JXLStructure.header(file) }
+    var descriptor: ReaderDescriptor { Self.descriptor }
+    static let descriptor = ReaderDescriptor(displayName: "JPEG XL", libraries: [.libjxl], reads: { $0 == .jxl }, fileName: { _ in "a JPEG XL image" },
+                                             probeHeader: JXLStructure.header, describe: { file, _ in try JXLDescription.describe(file) })
     var decoder: any ImageDecoding { JXLDecoder() }
-    func describe(_ file: [UInt8], format: SniffedFormat) throws -> ImageDescription { try JXLDescription.describe(file) }
-    var libraries: [CodecLibrary] { [.libjxl] }
 }
 
 /// JPEG XL out: libjxl, lossy or (`--lossless`) exact pixels; keeps alpha. With `--lossless`, a JPEG

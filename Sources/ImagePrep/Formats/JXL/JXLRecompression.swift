@@ -1,14 +1,15 @@
 /// `--lossless` JPEG XL from a JPEG that needs no change: the JPEG's own DCT coefficients recompressed
 /// (libjxl's JxlEncoderAddJPEGFrame, with what rebuilds the JPEG in a `jbrd` box), so that
 /// `djxl out.jxl back.jpg` gives back the input byte for byte, about a fifth smaller. Its reader says
-/// whether the input is such a file and whether it must change (`ImageFormatReader.unchanged`).
+/// whether the input is such a file and whether it must change (`UnchangedInputReader.unchanged`).
 enum JXLRecompression {
     /// The recompressed file, or nil when the input is not DCT-coded, must change (turned, resized,
     /// converted, re-tagged, a gain map dropped), is over a budget, or libjxl cannot store it for
     /// reconstruction: it is then re-encoded from its pixels, and `notes` says why (that file is several
     /// times the input's size).
     static func prepare(_ file: [UInt8], settings: ConversionSettings, notes: inout [String]) throws -> PreparedImage? {
-        guard settings.lossless, let reader = try? FormatSniffer.sniff(file).get().reader, reader.codedAsDCTBlocks else { return nil }
+        guard settings.lossless, let reader = try? FormatSniffer.sniff(file).get().reader as? any UnchangedInputReader,
+              reader.codedAsDCTBlocks else { return nil }
         guard let input = try reader.unchanged(file, settings: settings) else {
             notes.append("--lossless: the JPEG must change (turned, resized, converted, re-tagged or its gain map dropped), so its pixels are stored, in a far larger file than the JPEG recompressed")
             return nil

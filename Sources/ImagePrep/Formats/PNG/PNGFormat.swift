@@ -3,14 +3,14 @@ struct PNGFormatReader: ImageFormatReader {
     func sniff(_ bytes: [UInt8]) -> Result<SniffedFormat, ImagePrepError>? {
         bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) ? .success(.png) : nil
     }
-    func reads(_ format: SniffedFormat) -> Bool { format == .png }
-    var displayName: String { "PNG" }
-    func name(of format: SniffedFormat) -> String { "a PNG image" }
-    func probeHeader(_ file: [UInt8]) -> ImageHeader? { HeaderProbe.png(file) }
+    var descriptor: ReaderDescriptor { Self.descriptor }
+    static let descriptor: ReaderDescriptor = {
+        var descriptor = ReaderDescriptor(displayName: "PNG", libraries: [.libpng, .zlib], reads: { $0 == .png }, fileName: { _ in "a PNG image" },
+                                          probeHeader: HeaderProbe.png, describe: { file, _ in try ImageInspector.inspectPNG(file) })
+        descriptor.storesLosslessly = true
+        return descriptor
+    }()
     var decoder: any ImageDecoding { PNGDecoder() }
-    func describe(_ file: [UInt8], format: SniffedFormat) throws -> ImageDescription { try ImageInspector.inspectPNG(file) }
-    var libraries: [CodecLibrary] { [.libpng, .zlib] }
-    var storesLosslessly: Bool { true }
 }
 
 extension SniffedFormat {

@@ -7,13 +7,10 @@ struct WebPFormatReader: ImageFormatReader {
     func sniff(_ bytes: [UInt8]) -> Result<SniffedFormat, ImagePrepError>? {
         bytes.count >= 12 && bytes.starts(with: Array("RIFF".utf8)) && bytes[8..<12].elementsEqual("WEBP".utf8) ? .success(.webp) : nil
     }
-    func reads(_ format: SniffedFormat) -> Bool { format == .webp }
-    var displayName: String { "WebP" }
-    func name(of format: SniffedFormat) -> String { "a WebP image" }
-    func probeHeader(_ file: [UInt8]) -> ImageHeader? { HeaderProbe.webp(file) }
+    var descriptor: ReaderDescriptor { Self.descriptor }
+    static let descriptor = ReaderDescriptor(displayName: "WebP", libraries: [.libwebp], reads: { $0 == .webp }, fileName: { _ in "a WebP image" },
+                                             probeHeader: HeaderProbe.webp, describe: { file, _ in try ImageInspector.inspectWebP(file) })
     var decoder: any ImageDecoding { WebPDecoder() }
-    func describe(_ file: [UInt8], format: SniffedFormat) throws -> ImageDescription { try ImageInspector.inspectWebP(file) }
-    var libraries: [CodecLibrary] { [.libwebp] }
 }
 
 extension SniffedFormat {
